@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Install what the workbench needs from the machine's Debian archive.
+# Only missing packages are installed; nothing is done when all are there.
+. "$(dirname "$0")/lib.sh"
+
+pkgs=(
+	# fetching and unpacking the base
+	apt dpkg xz-utils git ca-certificates
+	# building the kernel
+	gcc make flex bison bc libelf-dev libssl-dev dwarves kmod cpio
+	perl python3 rsync ccache
+	# static analysis and review
+	sparse coccinelle b4 git-email python3-docutils
+	# the test VM
+	qemu-system-x86 busybox-static bash-static util-linux
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+info "installing: ${missing[*]}"
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+$sudo apt-get update -qq || die "apt-get update failed"
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+	"${missing[@]}" || die "apt-get install failed"

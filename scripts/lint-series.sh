@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Lint the series as files (no kernel tree needed but for checkpatch.pl):
+#   - series lists exactly the patch files of patches/ (but the cover letter)
+#   - the cover letter is filled in and names the base
+#   - each patch: a "subsystem: summary" subject, a Signed-off-by of its
+#     author, and scripts/checkpatch.pl --strict without a finding
+# Prints one result line per case (STATUS<TAB>NAME<TAB>DETAIL).
+. "$(dirname "$0")/lib.sh"
+
+result() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}"; }
+
+P=$KSERIES_REPO/patches
+checkpatch=$KSERIES_TREE/scripts/checkpatch.pl
+
+listed=$(series_patches | sort)
+present=$( (cd "$P" && ls *.patch 2>/dev/null) | grep -v '^0000-cover-letter\.patch$' | sort)
+if [ "$listed" = "$present" ]; then
+	result PASS lint:series "$(wc -w <<<"$listed") patches"
+else
+	result FAIL lint:series "only in series: $(comm -23 <(echo "$listed") <(echo "$present") | tr '\n' ' ')only in patches/: $(comm -13 <(echo "$listed") <(echo "$present") | tr '\n' ' ')"
+fi
+
+if [ -n "$present" ]; then
+	c=$P/0000-cover-letter.patch
+	if [ ! -f "$c" ]; then
+		result FAIL lint:cover-letter "patches/0000-cover-letter.patch is missing"
+	elif grep -q '\*\*\* \(SUBJECT\|BLURB\) HERE \*\*\*' "$c"; then
+		result FAIL lint:cover-letter "still the format-patch template"
+	elif ! grep -q "^base-commit: $BASE_COMMIT\$" "$c"; then
+		result FAIL lint:cover-letter "no base-commit: $BASE_COMMIT line"
+	else
+		result PASS lint:cover-letter
+	fi
+fi
+
+for p in $listed; do
+	f=$P/$p
+	[ -f "$f" ] || continue
+	subject=$(sed -n '/^Subject: /{s/^Subject: *\(\[[^]]*\] *\)\?//;p;q}' "$f")
+	author=$(sed -n '/^From: /{s/^From: *//;p;q}' "$f")
+	why=
+	grep -qE '^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*: [^ ]' <<<"$subject" ||
+		why+="subject \"$subject\" has no subsystem prefix; "
+	grep -qxF "Signed-off-by: $author" "$f" ||
+		why+="no Signed-off-by: $author; "
+	if [ -z "$why" ]; then
+		result PASS "lint:format:$p"
+	else
+		result FAIL "lint:format:$p" "$why"
+	fi
+
+	if [ ! -x "$checkpatch" ]; then
+		result FAIL "lint:checkpatch:$p" "no $checkpatch (run scripts/fetch-base.sh)"
+		continue
+	fi
+	cp_out=$(cd "$KSERIES_TREE" && perl "$checkpatch" --strict --quiet --no-summary \
+		--show-types --ignore FILE_PATH_CHANGES "$f" 2>&1)
+	if [ -z "$cp_out" ]; then
+		result PASS "lint:checkpatch:$p"
+	else
+		result FAIL "lint:checkpatch:$p" "$(grep -E '^(ERROR|WARNING|CHECK)' <<<"$cp_out" | head -n 5 | tr '\n' ' ')"
+		printf '%s\n' "$cp_out" >&2
+	fi
+done

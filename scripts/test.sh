@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Run every test of the series: lint, apply, build, then one boot of the
+# test VM that runs the KUnit suites and kselftests of the plan.  Every
+# test case is a line in $KSERIES_RUN/results.tsv; the run ends with
+#   N passed, N failed, N skipped
+# and fails if any case failed.
+#
+# Environment: KERNEL_TREE=/path (see fetch-base.sh), KSERIES_CACHE,
+# KSERIES_VM_TIMEOUT (seconds, default 2400).
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$KSERIES_RUN"
+RESULTS=$KSERIES_RUN/results.tsv
+export KSERIES_TIMES=$KSERIES_RUN/times
+: >"$RESULTS"
+: >"$KSERIES_TIMES"
+T0=$(date +%s)
+
+result() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >>"$RESULTS"; }
+
+summary() {
+	local pass fail skip
+	pass=$(grep -c '^PASS' "$RESULTS")
+	fail=$(grep -c '^FAIL' "$RESULTS")
+	skip=$(grep -c '^SKIP' "$RESULTS")
+	echo
+	echo "== stage times"
+	cat "$KSERIES_TIMES"
+	printf '%-28s %8ss\n' total "$(($(date +%s) - T0))"
+	echo
+	echo "== test cases ($RESULTS)"
+	awk -F'\t' '$1 != "PASS" { printf "%s %s%s\n", $1, $2, ($3 != "" ? "  (" $3 ")" : "") }' "$RESULTS"
+	echo "$pass passed, $fail failed, $skip skipped"
+	[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+}
+
+# A stage that fails ends the run: what it would have tested is failed.
+abort() {
+	result FAIL "$1" "$2"
+	summary
+	exit 1
+}
+
+stage_begin deps
+bash "$KSERIES_REPO/scripts/deps.sh" || abort setup:deps "installing packages failed"
+stage_end
+
+stage_begin fetch-base
+bash "$KSERIES_REPO/scripts/fetch-base.sh" || abort setup:fetch-base "no base tree"
+stage_end
+
+stage_begin lint
+bash "$KSERIES_REPO/scripts/lint-series.sh" >>"$RESULTS"
+stage_end
+
+stage_begin apply
+if out=$(bash "$KSERIES_REPO/scripts/apply.sh" 2>&1); then
+	series_patches | sed 's/^/PASS\tapply:/' >>"$RESULTS"
+	printf '%s\n' "$out" | tail -n 1
+else
+	printf '%s\n' "$out" >&2
+	abort apply "$(grep -m1 '^error:' <<<"$out")"
+fi
+stage_end
+
+stage_begin export-check
+if bash "$KSERIES_REPO/scripts/export.sh" --check; then
+	result PASS lint:export "patches/ is what export.sh writes"
+else
+	result FAIL lint:export "patches/ is not what export.sh writes from the applied series"
+fi
+stage_end
+
+stage_begin build
+with_build_lock bash "$KSERIES_REPO/scripts/build-kernel.sh" >"$KSERIES_RUN/build.log" 2>&1 || {
+	tail -n 40 "$KSERIES_RUN/build.log" >&2
+	abort build "kernel build failed, see $KSERIES_RUN/build.log"
+}
+result PASS build "bzImage and modules"
+stage_end
+
+stage_begin initramfs
+bash "$KSERIES_REPO/scripts/mkinitramfs.sh" || abort vm:initramfs "building the initramfs failed"
+stage_end
+
+stage_begin vm
+with_build_lock bash "$KSERIES_REPO/scripts/run-vm.sh"
+stage_end
+
+stage_begin vm-results
+python3 "$KSERIES_REPO/scripts/vm-results.py" "$KSERIES_TREE" \
+	"$KSERIES_RUN/initramfs/etc/kseries/plan" "$KSERIES_RUN/results.log" \
+	"$KSERIES_RUN/console.log" >>"$RESULTS" || result FAIL vm:results "parsing the VM logs failed"
+stage_end
+
+summary

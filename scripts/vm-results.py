@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the test VM's logs into test cases.
+
+    vm-results.py TREE PLAN RESULTS_LOG CONSOLE_LOG
+
+TREE is the kernel work tree (its tools/testing/kunit parser reads the
+KTAP and kselftest TAP output), PLAN the guest's plan, RESULTS_LOG what
+the guest wrote to its second serial port, CONSOLE_LOG the kernel console.
+
+Prints one line per test case, tab separated: STATUS, NAME, DETAIL, with
+STATUS one of PASS, FAIL, SKIP.  Every plan entry must have produced a
+complete block of results; a block that is missing, unfinished or holds
+no test case is a failure.  Every kernel splat in the console log is a
+failure too.
+"""
+
+import re
+import sys
+
+BEGIN = re.compile(r'^KSERIES-BEGIN (\S+) (\S+)$')
+END = re.compile(r'^KSERIES-END (\S+) (\S+) rc=(\d+)$')
+
+# What counts as a kernel splat in the console log.
+SPLATS = [
+    re.compile(p) for p in (
+        r'\bBUG: ',                      # BUG: KASAN, sleeping in atomic, NULL deref ...
+        r'\bkernel BUG at ',
+        r'\bOops\b',
+        r'\bWARNING: ',                  # WARN*() and lockdep reports
+        r'\bgeneral protection fault\b',
+        r'\bUnable to handle kernel\b',
+        r'\bKernel panic\b',
+        r'\bINFO: task .* blocked for more than\b',
+        r'\brcu: INFO: .* detected stalls?\b',
+        r'\bUBSAN: ',
+        r'\binconsistent lock state\b',
+        r'\bpossible (circular|recursive) locking\b',
+    )
+]
+TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s*')
+
+
+def out(status, name, detail=''):
+    detail = ' '.join(detail.split())
+    print(f'{status}\t{name}\t{detail}')
+
+
+def read_plan(path):
+    plan = []
+    with open(path, encoding='utf-8', errors='replace') as f:
+        for line in f:
+            words = line.split()
+            if len(words) >= 2 and words[0] in ('kunit', 'kselftest', 'run'):
+                plan.append((words[0], words[1]))
+    return plan
+
+
+def read_blocks(path):
+    """(kind, name) -> (lines, rc or None if unfinished), and whether DONE."""
+    blocks, cur, done = {}, None, False
+    try:
+        f = open(path, encoding='utf-8', errors='replace')
+    except FileNotFoundError:
+        return blocks, False
+    with f:
+        for raw in f:
+            line = raw.rstrip('\r\n')
+            m = BEGIN.match(line)
+            if m:
+                cur = (m.group(1), m.group(2))
+                blocks[cur] = ([], None)
+                continue
+            m = END.match(line)
+            if m and cur == (m.group(1), m.group(2)):
+                blocks[cur] = (blocks[cur][0], int(m.group(3)))
+                cur = None
+                continue
+            if line == 'KSERIES-DONE':
+                done = True
+                continue
+            if cur:
+                blocks[cur][0].append(line)
+    return blocks, done
+
+
+def leaves(test, prefix):
+    if not test.subtests:
+        yield prefix, test
+        return
+    for sub in test.subtests:
+        name = sub.name or '?'
+        yield from leaves(sub, f'{prefix}.{name}' if prefix else name)
+
+
+def tap_chunks(lines):
+    """Split a block into its (K)TAP documents (one per KUnit suite)."""
+    chunk = []
+    for line in lines:
+        if re.match(r'^\s*(K?TAP version \d+)', line) and chunk and \
+                not re.match(r'^\s', line):
+            yield chunk
+            chunk = []
+        chunk.append(line)
+    if chunk:
+        yield chunk
+
+
+def parse_block(kparser, printer, kind, name, lines, rc):
+    cases = []
+    for chunk in tap_chunks(lines):
+        if not any(re.match(r'^\s*K?TAP version', l) for l in chunk):
+            continue
+        test = kparser.parse_run_tests(chunk, printer)
+        for lname, leaf in leaves(test, ''):
+            status = {
+                kparser.TestStatus.SUCCESS: 'PASS',
+                kparser.TestStatus.SKIPPED: 'SKIP',
+            }.get(leaf.status, 'FAIL')
+            detail = leaf.skip_reason if status == 'SKIP' else ''
+            if status == 'FAIL':
+                detail = str(leaf.status.name).lower()
+            cases.append((status, f'{kind}:{name}:{lname}', detail))
+    return cases
+
+
+def main():
+    tree, plan_path, results_path, console_path = sys.argv[1:5]
+    sys.path.insert(0, f'{tree}/tools/testing/kunit')
+    import kunit_parser as kparser
+    import kunit_printer
+    printer = kunit_printer.null_printer
+
+    plan = read_plan(plan_path)
+    blocks, done = read_blocks(results_path)
+
+    for kind, name in plan:
+        key = (kind, name)
+        if key not in blocks:
+            out('FAIL', f'{kind}:{name}', 'did not run (the VM stopped before it)')
+            continue
+        lines, rc = blocks[key]
+        if rc is None:
+            out('FAIL', f'{kind}:{name}', 'did not finish (the VM stopped in it)')
+        if kind == 'run':
+            if rc is not None:
+                tail = ' | '.join(l for l in lines[-3:] if l.strip())
+                out('PASS' if rc == 0 else 'FAIL', f'run:{name}',
+                    '' if rc == 0 else f'exit status {rc}: {tail}')
+            continue
+        cases = parse_block(kparser, printer, kind, name, lines, rc)
+        for c in cases:
+            out(*c)
+        diag = ' | '.join(l for l in lines if l.startswith('#'))[-300:]
+        if kind == 'kunit' and rc not in (None, 0):
+            out('FAIL', f'kunit:{name}', f'module load failed: {diag}')
+        elif kind == 'kselftest' and rc == 4 and not cases:
+            out('SKIP', f'kselftest:{name}', diag or 'skipped')
+        elif kind == 'kselftest' and rc not in (None, 0, 4) and \
+                not any(c[0] == 'FAIL' for c in cases):
+            out('FAIL', f'kselftest:{name}', f'exit status {rc}')
+        elif not cases and rc is not None and not (kind == 'kselftest' and rc == 4):
+            out('FAIL', f'{kind}:{name}', f'no test results ({diag})')
+
+    if not done:
+        out('FAIL', 'vm:plan', 'the VM did not reach the end of its plan')
+
+    seen = {}
+    try:
+        with open(console_path, encoding='utf-8', errors='replace') as f:
+            for raw in f:
+                line = TIMESTAMP.sub('', raw.strip())
+                if any(p.search(line) for p in SPLATS):
+                    # One case per distinct splat; strip PIDs and addresses.
+                    key = re.sub(r'(PID: \d+|0x[0-9a-f]+|\b[0-9a-f]{8,}\b)', '', line)
+                    seen.setdefault(key, [line, 0])[1] += 1
+    except FileNotFoundError:
+        out('FAIL', 'vm:console', 'no console log')
+        return
+    if not seen:
+        out('PASS', 'vm:console', 'no kernel splat')
+    for key, (line, n) in seen.items():
+        out('FAIL', 'vm:splat', f'{n}x {line}')
+
+
+if __name__ == '__main__':
+    main()
