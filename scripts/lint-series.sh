@@ -37,8 +37,9 @@ fi
 for p in $listed; do
 	f=$P/$p
 	[ -f "$f" ] || continue
-	subject=$(sed -n '/^Subject: /{s/^Subject: *\(\[[^]]*\] *\)\?//;p;q}' "$f")
-	author=$(sed -n '/^From: /{s/^From: *//;p;q}' "$f")
+	info=$(git mailinfo /dev/null /dev/null <"$f")
+	subject=$(sed -n 's/^Subject: //p' <<<"$info")
+	author="$(sed -n 's/^Author: //p' <<<"$info") <$(sed -n 's/^Email: //p' <<<"$info")>"
 	why=
 	grep -qE '^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*: [^ ]' <<<"$subject" ||
 		why+="subject \"$subject\" has no subsystem prefix; "

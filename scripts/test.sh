@@ -30,7 +30,9 @@ summary() {
 	printf '%-28s %8ss\n' total "$(($(date +%s) - T0))"
 	echo
 	echo "== test cases ($RESULTS)"
-	awk -F'\t' '$1 != "PASS" { printf "%s %s%s\n", $1, $2, ($3 != "" ? "  (" $3 ")" : "") }' "$RESULTS"
+	awk -F'\t' '$1 == "FAIL" { printf "FAIL %s%s\n", $2, ($3 != "" ? "  (" $3 ")" : "") }
+		$1 == "SKIP" { n[$3]++ }
+		END { for (r in n) printf "SKIP %d case(s): %s\n", n[r], (r != "" ? r : "no reason given") }' "$RESULTS" | sort
 	echo "$pass passed, $fail failed, $skip skipped"
 	[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
 }

@@ -171,8 +171,10 @@ def main():
             for raw in f:
                 line = TIMESTAMP.sub('', raw.strip())
                 if any(p.search(line) for p in SPLATS):
-                    # One case per distinct splat; strip PIDs and addresses.
-                    key = re.sub(r'(PID: \d+|0x[0-9a-f]+|\b[0-9a-f]{8,}\b)', '', line)
+                    # One case per distinct splat: the same splat on
+                    # another CPU, task or address is the same case.
+                    key = re.sub(r'(CPU: \d+|PID: \d+|\S+/\d+|0x[0-9a-f]+|'
+                                 r'\b[0-9a-f]{8,}\b)', '', line)
                     seen.setdefault(key, [line, 0])[1] += 1
     except FileNotFoundError:
         out('FAIL', 'vm:console', 'no console log')
