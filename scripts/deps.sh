@@ -9,7 +9,7 @@ pkgs=(
 	apt dpkg xz-utils git ca-certificates
 	# building the kernel
 	gcc make flex bison bc libelf-dev libssl-dev dwarves kmod cpio
-	perl python3 rsync ccache
+	perl python3 python3-ply python3-git rsync ccache
 	# static analysis and review
 	sparse coccinelle b4 git-email python3-docutils
 	# the test VM

@@ -11,6 +11,11 @@
 
 set -o pipefail
 
+# The tools come from Debian's packages (scripts/deps.sh): put the system
+# directories first, ahead of any pyenv or /usr/local shadowing them (the
+# kernel's Python scripts need Debian's python3-ply, for instance).
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+
 KSERIES_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KSERIES_CACHE=${KSERIES_CACHE:-$HOME/.cache/kseries}
 KSERIES_SRC=$KSERIES_CACHE/src
@@ -62,14 +67,14 @@ KSERIES_TIMES=${KSERIES_TIMES:-}
 stage_begin() {
 	KSERIES_STAGE=$1
 	KSERIES_STAGE_T0=$(date +%s.%N)
-	printf '==> %s\n' "$KSERIES_STAGE"
+	printf '==> %s\n' "$KSERIES_STAGE" >&2
 }
 
 stage_end() {
 	local t1 dt
 	t1=$(date +%s.%N)
 	dt=$(awk -v a="$KSERIES_STAGE_T0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-	printf '<== %s: %ss\n' "$KSERIES_STAGE" "$dt"
+	printf '<== %s: %ss\n' "$KSERIES_STAGE" "$dt" >&2
 	if [ -n "$KSERIES_TIMES" ]; then
 		printf '%-28s %8ss\n' "$KSERIES_STAGE" "$dt" >>"$KSERIES_TIMES"
 	fi

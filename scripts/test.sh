@@ -74,26 +74,10 @@ else
 fi
 stage_end
 
-stage_begin build
-with_build_lock bash "$KSERIES_REPO/scripts/build-kernel.sh" >"$KSERIES_RUN/build.log" 2>&1 || {
-	tail -n 40 "$KSERIES_RUN/build.log" >&2
-	abort build "kernel build failed, see $KSERIES_RUN/build.log"
-}
-result PASS build "bzImage and modules"
-stage_end
-
-stage_begin initramfs
-bash "$KSERIES_REPO/scripts/mkinitramfs.sh" || abort vm:initramfs "building the initramfs failed"
-stage_end
-
-stage_begin vm
-with_build_lock bash "$KSERIES_REPO/scripts/run-vm.sh"
-stage_end
-
-stage_begin vm-results
-python3 "$KSERIES_REPO/scripts/vm-results.py" "$KSERIES_TREE" \
-	"$KSERIES_RUN/initramfs/etc/kseries/plan" "$KSERIES_RUN/results.log" \
-	"$KSERIES_RUN/console.log" >>"$RESULTS" || result FAIL vm:results "parsing the VM logs failed"
-stage_end
+# Build, boot, run the VM plan.
+if ! bash "$KSERIES_REPO/scripts/check-tree.sh" >>"$RESULTS"; then
+	summary
+	exit 1
+fi
 
 summary
