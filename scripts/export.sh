@@ -33,6 +33,10 @@ if [ "$(ktree_git rev-list --count "$KSERIES_BASE_TAG..$KSERIES_BRANCH")" -gt 0 
 		--base="$KSERIES_BASE_TAG" --cover-letter --cover-from-description=subject \
 		-o "$tmp/patches" "$KSERIES_BASE_TAG..$KSERIES_BRANCH" ||
 		die "git format-patch failed"
+	# format-patch dates the cover letter "now": give it the date of the
+	# newest commit, so that exporting the same branch twice is identical.
+	tipdate=$(ktree_git log -1 --format=%aD "$KSERIES_BRANCH")
+	sed -i "1,/^\$/s/^Date: .*/Date: $tipdate/" "$tmp/patches/0000-cover-letter.patch"
 fi
 (cd "$tmp/patches" && ls | grep -v '^0000-cover-letter\.patch$' || true) >"$tmp/series"
 

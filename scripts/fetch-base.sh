@@ -118,16 +118,6 @@ check_tree_id() {
 	fi
 }
 
-# Already there?
-if [ -z "${KERNEL_TREE:-}" ] && ktree_git rev-parse -q --verify "$KSERIES_BASE_TAG^{tree}" >/dev/null 2>&1; then
-	have=$(ktree_git rev-parse "$KSERIES_BASE_TAG^{tree}")
-	if [ -z "$BASE_TREE" ] || [ "$have" = "$BASE_TREE" ]; then
-		info "base: $KSERIES_TREE ($KSERIES_BASE_TAG = $(ktree_git rev-parse "$KSERIES_BASE_TAG"))"
-		exit 0
-	fi
-	warn "$KSERIES_TREE holds another base ($have); re-importing"
-fi
-
 if [ -n "${KERNEL_TREE:-}" ]; then
 	src=$(cd "$KERNEL_TREE" 2>/dev/null && pwd) || die "KERNEL_TREE=$KERNEL_TREE: no such directory"
 	[ "$src" != "$KSERIES_TREE" ] || die "KERNEL_TREE must not be the work tree itself ($KSERIES_TREE)"
@@ -145,6 +135,21 @@ if [ -n "${KERNEL_TREE:-}" ]; then
 		EOF
 		exit 1
 	fi
+fi
+
+# Already imported?  (A KERNEL_TREE was checked above: same base.)
+if ktree_git rev-parse -q --verify "$KSERIES_BASE_TAG^{tree}" >/dev/null 2>&1; then
+	have=$(ktree_git rev-parse "$KSERIES_BASE_TAG^{tree}")
+	if [ -z "$BASE_TREE" ] || [ "$have" = "$BASE_TREE" ]; then
+		info "base: $KSERIES_TREE ($KSERIES_BASE_TAG = $(ktree_git rev-parse "$KSERIES_BASE_TAG"))"
+		exit 0
+	fi
+	warn "$KSERIES_TREE holds another base ($have); re-importing"
+	[ "${KSERIES_FORCE:-0}" = 1 ] ||
+		die "refusing to replace $KSERIES_TREE (it may hold unexported work); KSERIES_FORCE=1 to replace it"
+fi
+
+if [ -n "${KERNEL_TREE:-}" ]; then
 	rm -rf "$KSERIES_TREE"
 	mkdir -p "$KSERIES_TREE"
 	init_tree_repo

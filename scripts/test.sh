@@ -8,6 +8,15 @@
 #
 # Environment: KERNEL_TREE=/path (see fetch-base.sh), KSERIES_CACHE,
 # KSERIES_VM_TIMEOUT (seconds, default 2400).
+#
+# The run tests patches/ as committed, never the developer's work tree: it
+# applies the series in a tree of its own, $KSERIES_CACHE/ci/{linux,build,run}
+# (set KSERIES_TREE, KSERIES_BUILD, KSERIES_RUN to override), rebuilt from
+# patches/ on every run.  ccache makes the build incremental anyway.
+ci_root=${KSERIES_CACHE:-$HOME/.cache/kseries}/ci
+export KSERIES_TREE=${KSERIES_TREE:-$ci_root/linux}
+export KSERIES_BUILD=${KSERIES_BUILD:-$ci_root/build}
+export KSERIES_RUN=${KSERIES_RUN:-$ci_root/run}
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$KSERIES_RUN"
@@ -57,7 +66,7 @@ bash "$KSERIES_REPO/scripts/lint-series.sh" >>"$RESULTS"
 stage_end
 
 stage_begin apply
-if out=$(bash "$KSERIES_REPO/scripts/apply.sh" 2>&1); then
+if out=$(KSERIES_FORCE=1 bash "$KSERIES_REPO/scripts/apply.sh" 2>&1); then
 	series_patches | sed 's/^/PASS\tapply:/' >>"$RESULTS"
 	printf '%s\n' "$out" | tail -n 1
 else
