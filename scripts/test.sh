@@ -89,4 +89,19 @@ if ! bash "$KSERIES_REPO/scripts/check-tree.sh" >>"$RESULTS"; then
 	exit 1
 fi
 
+# What reviewers check: each patch builds, no new W=1/sparse/kernel-doc/
+# coccinelle findings, docs, MAINTAINERS, the mails and their git am/b4 am.
+if [ "${KSERIES_REVIEW_CHECKS:-1}" = 1 ]; then
+	with_build_lock bash "$KSERIES_REPO/scripts/review.sh" >>"$RESULTS" ||
+		result FAIL review "review.sh failed to run"
+	stage_begin review-docs
+	bash "$KSERIES_REPO/scripts/check-docs.sh" >>"$RESULTS" || result FAIL review:docs "check-docs.sh failed to run"
+	bash "$KSERIES_REPO/scripts/check-maintainers.sh" >>"$RESULTS" ||
+		result FAIL review:maintainers "check-maintainers.sh failed to run"
+	stage_end
+	stage_begin review-mbox
+	bash "$KSERIES_REPO/scripts/mbox.sh" --check >>"$RESULTS" || result FAIL review:mbox "mbox.sh failed to run"
+	stage_end
+fi
+
 summary

@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# What reviewers check, patch by patch, on the series applied in
+# $KSERIES_TREE (branch series; scripts/apply.sh):
+#
+#   review:build:<patch>      the patch, applied on the ones before it, builds:
+#                             the objects of the .c files it touches, and when
+#                             it touches a header, Kconfig or Makefile, the
+#                             directories that header belongs to and every
+#                             directory of the series' .c files (kbuild then
+#                             rebuilds whatever includes it)
+#   review:warnings:<patch>   no W=1 or sparse (C=2) warning on the touched .c
+#                             files that the same files do not have on the base
+#   review:kernel-doc:<patch> no scripts/kernel-doc -none warning on touched
+#                             .c/.h files that the base does not have
+#   review:coccicheck         no coccinelle report (MODE=report) on the
+#                             series' .c files that the base does not have
+#
+# Warnings are compared without line and column numbers, counted per file,
+# so moving code does not count as new and one more of the same does.
+# The checks use the test kernel's .config ($KSERIES_BUILD/.config, made by
+# build-kernel.sh) in a second checkout, $KSERIES_REVIEW/{linux,build}, laid
+# out like the test tree so that ccache shares objects with the test build.
+# Prints result lines (STATUS<TAB>NAME<TAB>DETAIL); logs in $KSERIES_RUN/review.
+. "$(dirname "$0")/lib.sh"
+
+KSERIES_REVIEW=${KSERIES_REVIEW:-$(dirname "$KSERIES_TREE")/review}
+R=$KSERIES_REVIEW/linux
+B=$KSERIES_REVIEW/build
+L=$KSERIES_RUN/review
+mkdir -p "$L" "$B"
+rm -f "$L"/*
+
+result() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}"; }
+
+[ -f "$KSERIES_BUILD/.config" ] || die "no $KSERIES_BUILD/.config: build the series first (build-kernel.sh)"
+base=$(ktree_git rev-parse "$KSERIES_BASE_TAG") || die "no $KSERIES_BASE_TAG in $KSERIES_TREE"
+mapfile -t commits < <(ktree_git rev-list --reverse "$KSERIES_BASE_TAG..$KSERIES_BRANCH")
+mapfile -t names < <(series_patches)
+[ ${#commits[@]} -eq ${#names[@]} ] ||
+	die "branch $KSERIES_BRANCH has ${#commits[@]} commits, series lists ${#names[@]} patches"
+
+# The review checkout: a worktree of the test tree, detached.
+if [ ! -e "$R/.git" ]; then
+	rm -rf "$R"
+	ktree_git worktree prune
+	ktree_git worktree add -q --detach "$R" "$base" || die "git worktree add $R failed"
+fi
+rgit() { git -C "$R" "$@"; }
+checkout() { rgit checkout -q -f --detach "$1" || die "checkout of $1 in $R failed"; }
+
+KMAKE=(make -C "$R" O="$B" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc"
+	-j"$KSERIES_JOBS" KBUILD_BUILD_USER=kseries KBUILD_BUILD_HOST=kseries)
+
+configure() {
+	cp "$KSERIES_BUILD/.config" "$B/.config"
+	"${KMAKE[@]}" -s olddefconfig >/dev/null 2>&1
+}
+
+# Files a commit touches (added or modified, not deleted).
+touched() { rgit diff-tree --no-commit-id -r --name-only --diff-filter=AMR "$1^" "$1"; }
+# Kernel .c files: not tools/, not scripts/, not Documentation/.
+kernel_c() { grep -E '\.c$' | grep -vE '^(tools|scripts|Documentation|samples)/' || true; }
+
+# Warnings of a build log, normalized: "path: text" without line:column,
+# paths relative to the tree, then counted.
+norm_warnings() {
+	sed -n -e "s|$R/||g" \
+		-e 's/^\([^ :]*\):[0-9]*:[0-9]*: \(warning\|error\): /\1: \2: /p' \
+		-e 's/^\([^ :]*\):[0-9]*: \(warning\|error\): /\1: \2: /p' |
+		sort | uniq -c | sed 's/^ *//'
+}
+
+# Build the object of each .c file in $@ with W=1 and sparse; log to $log.
+build_objs() {
+	local log=$1 f o
+	shift
+	local objs=()
+	for f in "$@"; do
+		[ -f "$R/$f" ] || continue
+		o=${f%.c}.o
+		rm -f "$B/$o"
+		objs+=("$o")
+	done
+	[ ${#objs[@]} -gt 0 ] || { : >"$log"; return 0; }
+	"${KMAKE[@]}" -k W=1 C=2 "${objs[@]}" >"$log" 2>&1
+}
+
+kdoc() {
+	local f
+	for f in "$@"; do
+		[ -f "$R/$f" ] || continue
+		(cd "$R" && PYTHONDONTWRITEBYTECODE=1 python3 scripts/kernel-doc -none "$f" 2>&1)
+	done | sed -e 's/^\(Warning\|warning\|WARNING\): *//' -e 's/:[0-9]\+\( \|:\)/\1/' |
+		grep -v '^$' | sort | uniq -c | sed 's/^ *//'
+}
+
+# Every .c and documentation-checkable file the series touches.
+all_touched=$(for c in "${commits[@]}"; do ktree_git diff-tree --no-commit-id -r --name-only --diff-filter=AMR "$c^" "$c"; done | sort -u)
+all_c=$(kernel_c <<<"$all_touched")
+all_kdoc=$(grep -E '\.(c|h)$' <<<"$all_touched" | grep -vE '^(tools|scripts|samples)/' || true)
+# Directories kbuild descends into for the series' .c files.
+series_dirs=$(for f in $all_c; do dirname "$f"; done | sort -u | sed 's|$|/|')
+
+# 1. The base: warnings of the same files, and the base must build them.
+stage_begin review-base
+checkout "$base"
+configure
+# shellcheck disable=SC2086
+build_objs "$L/base.build.log" $all_c
+norm_warnings <"$L/base.build.log" >"$L/base.warnings"
+# shellcheck disable=SC2086
+kdoc $all_kdoc >"$L/base.kdoc"
+stage_end
+
+# Lines of $2 (count text) with a count above what $1 has.
+new_lines() {
+	awk 'NR == FNR { n = $1; $1 = ""; have[$0] = n; next }
+		{ n = $1; $1 = ""; if (n > have[$0] + 0) printf "%d x%s\n", n - have[$0], $0 }' "$1" "$2"
+}
+
+# 2. Each patch in order.
+stage_begin review-patches
+for i in "${!commits[@]}"; do
+	c=${commits[$i]} p=${names[$i]}
+	checkout "$c"
+	configure
+	files=$(touched "$c")
+	cfiles=$(kernel_c <<<"$files")
+
+	# Build: touched objects with W=1/sparse, then the directories a
+	# header/Kconfig/Makefile change reaches.
+	# shellcheck disable=SC2086
+	build_objs "$L/$p.objs.log" $cfiles
+	obj_rc=$?
+	dirs=
+	if grep -qE '(\.h|Kconfig[^/]*|Makefile|Kbuild)$' <<<"$files"; then
+		dirs=$( {
+			grep -E '(\.h|Kconfig[^/]*|Makefile|Kbuild)$' <<<"$files" |
+				grep -vE '^(tools|Documentation|scripts)/' | grep -v '^include/' |
+				xargs -r -n1 dirname | sed 's|$|/|'
+			printf '%s\n' $series_dirs
+		} | sort -u | while read -r d; do [ -e "$R/$d/Makefile" ] && echo "$d"; done)
+	fi
+	dir_rc=0
+	if [ -n "$dirs" ]; then
+		# shellcheck disable=SC2086
+		"${KMAKE[@]}" $dirs >"$L/$p.dirs.log" 2>&1 || dir_rc=1
+	fi
+	if [ $obj_rc = 0 ] && [ $dir_rc = 0 ]; then
+		result PASS "review:build:$p" "$(wc -w <<<"$cfiles") objects${dirs:+, dirs: $(tr '\n' ' ' <<<"$dirs")}"
+	else
+		err=$(grep -hE 'error:|Error [0-9]' "$L/$p.objs.log" "$L/$p.dirs.log" 2>/dev/null | head -n 3 | tr '\n' ' ')
+		result FAIL "review:build:$p" "the tree does not build at this patch: $err(log: $L/$p.*.log)"
+	fi
+
+	# W=1 and sparse, against the base's warnings of the same files.
+	norm_warnings <"$L/$p.objs.log" | grep -F -f <(printf '%s: \n' $cfiles) >"$L/$p.warnings" || true
+	grep -F -f <(printf '%s: \n' $cfiles) "$L/base.warnings" >"$L/$p.base.warnings" 2>/dev/null || true
+	new=$(new_lines "$L/$p.base.warnings" "$L/$p.warnings")
+	if [ -z "$new" ]; then
+		result PASS "review:warnings:$p" "W=1 + sparse on $(wc -w <<<"$cfiles") files"
+	else
+		result FAIL "review:warnings:$p" "new W=1/sparse warnings: $(head -n 3 <<<"$new" | tr '\n' ';')"
+		printf '%s: new warnings:\n%s\n' "$p" "$new" >&2
+	fi
+
+	# kernel-doc of touched C sources and headers.
+	kfiles=$(grep -E '\.(c|h)$' <<<"$files" | grep -vE '^(tools|scripts|samples)/' || true)
+	# shellcheck disable=SC2086
+	kdoc $kfiles >"$L/$p.kdoc"
+	# shellcheck disable=SC2086
+	kdoc_base=$(grep -F -f <(printf ' %s\n' $kfiles; printf '%s:\n' $kfiles) "$L/base.kdoc" || true)
+	new=$(new_lines <(printf '%s\n' "$kdoc_base") "$L/$p.kdoc")
+	if [ -z "$new" ]; then
+		result PASS "review:kernel-doc:$p" "$(wc -w <<<"$kfiles") files"
+	else
+		result FAIL "review:kernel-doc:$p" "new kernel-doc warnings: $(head -n 3 <<<"$new" | tr '\n' ';')"
+		printf '%s: new kernel-doc warnings:\n%s\n' "$p" "$new" >&2
+	fi
+done
+stage_end
+
+# 3. Coccinelle on the series' .c files: tip against base.
+stage_begin review-coccicheck
+cocci() {
+	local f s
+	for f in "$@"; do
+		[ -f "$R/$f" ] || continue
+		for s in "$R"/scripts/coccinelle/*/*.cocci; do
+			grep -q 'virtual report' "$s" || continue
+			(cd "$R" && spatch -D report --very-quiet --no-show-diff --cocci-file "$s" \
+				--no-includes --include-headers-for-types "$f" 2>/dev/null)
+		done
+	done | sed -e "s|$R/||g" -e 's/:[0-9]*:[0-9]*-[0-9]*:/:/' | sort | uniq -c | sed 's/^ *//'
+}
+if ! command -v spatch >/dev/null; then
+	result FAIL review:coccicheck "spatch not installed (scripts/deps.sh)"
+else
+	checkout "$base"
+	# shellcheck disable=SC2086
+	cocci $all_c >"$L/base.cocci"
+	checkout "${commits[-1]}"
+	# shellcheck disable=SC2086
+	cocci $all_c >"$L/tip.cocci"
+	new=$(new_lines "$L/base.cocci" "$L/tip.cocci")
+	if [ -z "$new" ]; then
+		result PASS review:coccicheck "$(wc -w <<<"$all_c") files"
+	else
+		result FAIL review:coccicheck "new coccinelle reports: $(head -n 3 <<<"$new" | tr '\n' ';')"
+		printf 'new coccinelle reports:\n%s\n' "$new" >&2
+	fi
+fi
+stage_end
