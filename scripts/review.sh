@@ -11,8 +11,9 @@
 #                             rebuilds whatever includes it)
 #   review:warnings:<patch>   no W=1 or sparse (C=2) warning on the touched .c
 #                             files that the same files do not have on the base
+#                             or after an earlier patch (which was blamed)
 #   review:kernel-doc:<patch> no scripts/kernel-doc -none warning on touched
-#                             .c/.h files that the base does not have
+#                             .c/.h files that the base does not have (idem)
 #   review:coccicheck         no coccinelle report (MODE=report) on the
 #                             series' .c files that the base does not have
 #
@@ -120,8 +121,21 @@ new_lines() {
 		{ n = $1; $1 = ""; if (n > have[$0] + 0) printf "%d x%s\n", n - have[$0], $0 }' "$1" "$2"
 }
 
+# Merge count lists $2 into $1 (the larger count of each line wins).
+# The baseline of a patch is the base plus what the patches before it
+# were already blamed for, so a finding is reported once, on the patch
+# that introduces it, and not again on every later patch touching the
+# same file.
+merge_counts() {
+	awk '{ n = $1; $1 = ""; if (n > have[$0] + 0) have[$0] = n }
+		END { for (l in have) printf "%d%s\n", have[l], l }' "$1" "$2" | sort >"$1.new"
+	mv "$1.new" "$1"
+}
+
 # 2. Each patch in order.
 stage_begin review-patches
+cp "$L/base.warnings" "$L/running.warnings"
+cp "$L/base.kdoc" "$L/running.kdoc"
 for i in "${!commits[@]}"; do
 	c=${commits[$i]} p=${names[$i]}
 	checkout "$c"
@@ -159,7 +173,8 @@ for i in "${!commits[@]}"; do
 	# (Warnings located in headers count too: the base built every .c
 	# file of the series, so a header's old warnings are in its list.)
 	norm_warnings <"$L/$p.objs.log" >"$L/$p.warnings"
-	new=$(new_lines "$L/base.warnings" "$L/$p.warnings")
+	new=$(new_lines "$L/running.warnings" "$L/$p.warnings")
+	merge_counts "$L/running.warnings" "$L/$p.warnings"
 	if [ -z "$new" ]; then
 		result PASS "review:warnings:$p" "W=1 + sparse on $(wc -w <<<"$cfiles") files"
 	else
@@ -171,9 +186,8 @@ for i in "${!commits[@]}"; do
 	kfiles=$(grep -E '\.(c|h)$' <<<"$files" | grep -vE '^(tools|scripts|samples)/' || true)
 	# shellcheck disable=SC2086
 	kdoc $kfiles >"$L/$p.kdoc"
-	# shellcheck disable=SC2086
-	kdoc_base=$(grep -F -f <(printf ' %s\n' $kfiles; printf '%s:\n' $kfiles) "$L/base.kdoc" || true)
-	new=$(new_lines <(printf '%s\n' "$kdoc_base") "$L/$p.kdoc")
+	new=$(new_lines "$L/running.kdoc" "$L/$p.kdoc")
+	merge_counts "$L/running.kdoc" "$L/$p.kdoc"
 	if [ -z "$new" ]; then
 		result PASS "review:kernel-doc:$p" "$(wc -w <<<"$kfiles") files"
 	else
@@ -186,14 +200,15 @@ stage_end
 # 3. Coccinelle on the series' .c files: tip against base.
 stage_begin review-coccicheck
 cocci() {
-	local f s
-	for f in "$@"; do
-		[ -f "$R/$f" ] || continue
-		for s in "$R"/scripts/coccinelle/*/*.cocci; do
-			grep -q 'virtual report' "$s" || continue
-			(cd "$R" && spatch -D report --very-quiet --no-show-diff --cocci-file "$s" \
-				--no-includes --include-headers-for-types "$f" 2>/dev/null)
-		done
+	local s files=()
+	for f in "$@"; do [ -f "$R/$f" ] && files+=("$f"); done
+	[ ${#files[@]} -gt 0 ] || return 0
+	# One spatch per script over all files (spatch's start-up, not the
+	# matching, is what costs: ~1 s a call).
+	for s in "$R"/scripts/coccinelle/*/*.cocci; do
+		grep -q 'virtual report' "$s" || continue
+		(cd "$R" && spatch -D report --very-quiet --no-show-diff --cocci-file "$s" \
+			--no-includes --include-headers-for-types "${files[@]}" 2>/dev/null)
 	done | sed -e "s|$R/||g" -e 's/:[0-9]*:[0-9]*-[0-9]*:/:/' | sort | uniq -c | sed 's/^ *//'
 }
 if ! command -v spatch >/dev/null; then
