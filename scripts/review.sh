@@ -6,9 +6,7 @@
 #   review:build:<patch>      the patch, applied on the ones before it, builds:
 #                             the objects of the .c files it touches, and when
 #                             it touches a header, Kconfig or Makefile, the
-#                             directories that header belongs to and every
-#                             directory of the series' .c files (kbuild then
-#                             rebuilds whatever includes it)
+#                             objects of every other .c file of the series
 #   review:warnings:<patch>   no W=1 or sparse (C=2) warning on the touched .c
 #                             files that the same files do not have on the base
 #                             or after an earlier patch (which was blamed)
@@ -101,8 +99,6 @@ kdoc() {
 all_touched=$(for c in "${commits[@]}"; do ktree_git diff-tree --no-commit-id -r --name-only --diff-filter=AMR "$c^" "$c"; done | sort -u)
 all_c=$(kernel_c <<<"$all_touched")
 all_kdoc=$(grep -E '\.(c|h)$' <<<"$all_touched" | grep -vE '^(tools|scripts|samples)/' || true)
-# Directories kbuild descends into for the series' .c files.
-series_dirs=$(for f in $all_c; do dirname "$f"; done | sort -u | sed 's|$|/|')
 
 # 1. The base: warnings of the same files, and the base must build them.
 stage_begin review-base
@@ -148,22 +144,24 @@ for i in "${!commits[@]}"; do
 	# shellcheck disable=SC2086
 	build_objs "$L/$p.objs.log" $cfiles
 	obj_rc=$?
-	dirs=
+	# A header, Kconfig or Makefile change reaches further: build the
+	# objects of every .c file of the series that exists at this patch
+	# (not a whole directory: a changed amdgpu header would rebuild all
+	# of amdgpu for every patch, hours on two cores).  The full kernel
+	# and modules are built at the tip by the test build.
+	others=
 	if grep -qE '(\.h|Kconfig[^/]*|Makefile|Kbuild)$' <<<"$files"; then
-		dirs=$( {
-			grep -E '(\.h|Kconfig[^/]*|Makefile|Kbuild)$' <<<"$files" |
-				grep -vE '^(tools|Documentation|scripts)/' | grep -v '^include/' |
-				xargs -r -n1 dirname | sed 's|$|/|'
-			printf '%s\n' $series_dirs
-		} | sort -u | while read -r d; do [ -e "$R/$d/Makefile" ] && echo "$d"; done)
+		others=$(for f in $all_c; do
+			[ -f "$R/$f" ] && ! grep -qxF "$f" <<<"$cfiles" && echo "${f%.c}.o"
+		done)
 	fi
 	dir_rc=0
-	if [ -n "$dirs" ]; then
+	if [ -n "$others" ]; then
 		# shellcheck disable=SC2086
-		"${KMAKE[@]}" $dirs >"$L/$p.dirs.log" 2>&1 || dir_rc=1
+		"${KMAKE[@]}" -k $others >"$L/$p.dirs.log" 2>&1 || dir_rc=1
 	fi
 	if [ $obj_rc = 0 ] && [ $dir_rc = 0 ]; then
-		result PASS "review:build:$p" "$(wc -w <<<"$cfiles") objects${dirs:+, dirs: $(tr '\n' ' ' <<<"$dirs")}"
+		result PASS "review:build:$p" "$(wc -w <<<"$cfiles") touched objects${others:+, $(wc -w <<<"$others") other objects of the series}"
 	else
 		err=$(grep -hE 'error:|Error [0-9]' "$L/$p.objs.log" "$L/$p.dirs.log" 2>/dev/null | head -n 3 | tr '\n' ' ')
 		result FAIL "review:build:$p" "the tree does not build at this patch: $err(log: $L/$p.*.log)"
