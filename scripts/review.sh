@@ -71,6 +71,15 @@ norm_warnings() {
 		sort | uniq -c | sed 's/^ *//'
 }
 
+# The kbuild target of a .c file.  amdkfd is built by amdgpu's Makefile
+# (AMDKFD_PATH := ../amdkfd), so its objects are named from there.
+obj_of() {
+	case $1 in
+	drivers/gpu/drm/amd/amdkfd/*) echo "drivers/gpu/drm/amd/amdgpu/../amdkfd/$(basename "${1%.c}").o" ;;
+	*) echo "${1%.c}.o" ;;
+	esac
+}
+
 # Build the object of each .c file in $@ with W=1 and sparse; log to $log.
 build_objs() {
 	local log=$1 f o
@@ -78,7 +87,7 @@ build_objs() {
 	local objs=()
 	for f in "$@"; do
 		[ -f "$R/$f" ] || continue
-		o=${f%.c}.o
+		o=$(obj_of "$f")
 		rm -f "$B/$o"
 		objs+=("$o")
 	done
@@ -152,7 +161,7 @@ for i in "${!commits[@]}"; do
 	others=
 	if grep -qE '(\.h|Kconfig[^/]*|Makefile|Kbuild)$' <<<"$files"; then
 		others=$(for f in $all_c; do
-			[ -f "$R/$f" ] && ! grep -qxF "$f" <<<"$cfiles" && echo "${f%.c}.o"
+			[ -f "$R/$f" ] && ! grep -qxF "$f" <<<"$cfiles" && obj_of "$f"
 		done)
 	fi
 	dir_rc=0
