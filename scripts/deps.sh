@@ -11,7 +11,7 @@ pkgs=(
 	gcc make flex bison bc libelf-dev libssl-dev dwarves kmod cpio
 	perl python3 python3-ply python3-git rsync ccache
 	# static analysis and review
-	sparse coccinelle b4 git-email python3-docutils
+	sparse coccinelle b4 git-email libmailtools-perl python3-docutils
 	# the test VM
 	qemu-system-x86 busybox-static bash-static util-linux
 )

@@ -42,9 +42,12 @@ addhdr() {
 		head -n 1 "$f"
 		printf 'Message-Id: %s\n' "$(msgid "$n")"
 		[ "$n" = 0 ] || printf 'In-Reply-To: %s\nReferences: %s\n' "$(msgid 0)" "$(msgid 0)"
-		[ -z "$to" ] || printf 'To: %s\n' "$to"
-		[ -z "$cc" ] || printf 'Cc: %s\n' "$cc"
-		# Headers unfolded: b4 0.12 (Debian 12) fails on a folded From:.
+		# To/Cc folded one address a line (RFC 5322 lines stay under
+		# 998 characters however many recipients the cover letter has).
+		[ -z "$to" ] || printf 'To: %s\n' "$(sed 's/, /,\n /g' <<<"$to")"
+		[ -z "$cc" ] || printf 'Cc: %s\n' "$(sed 's/, /,\n /g' <<<"$cc")"
+		# The patch's own headers unfolded: b4 0.12 (Debian 12) fails on
+		# a folded From:.
 		tail -n +2 "$f" | awk 'body { print; next }
 			/^$/ { if (h != "") print h; print; body = 1; next }
 			/^[ \t]/ { sub(/^[ \t]+/, " "); h = h $0; next }
