@@ -216,7 +216,7 @@ cocci() {
 		grep -q 'virtual report' "$s" || continue
 		(cd "$R" && spatch -D report --very-quiet --no-show-diff --cocci-file "$s" \
 			--no-includes --include-headers-for-types "${files[@]}" 2>/dev/null)
-	done | sed -e "s|$R/||g" -e 's/:[0-9]*:[0-9]*-[0-9]*:/:/' | sort | uniq -c | sed 's/^ *//'
+	done | sed -e "s|$R/||g" -e 's/:[0-9]*:[0-9]*-[0-9]*:/:/' -e 's/line [0-9][0-9]*/line N/g' | sort | uniq -c | sed 's/^ *//'
 }
 if ! command -v spatch >/dev/null; then
 	result FAIL review:coccicheck "spatch not installed (scripts/deps.sh)"
