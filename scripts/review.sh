@@ -164,19 +164,19 @@ for i in "${!commits[@]}"; do
 			[ -f "$R/$f" ] && ! grep -qxF "$f" <<<"$cfiles" && obj_of "$f"
 		done)
 	fi
-	dir_rc=0
+	others_rc=0
 	if [ -n "$others" ]; then
 		# shellcheck disable=SC2086
-		"${KMAKE[@]}" -k $others >"$L/$p.dirs.log" 2>&1 || dir_rc=1
+		"${KMAKE[@]}" -k $others >"$L/$p.others.log" 2>&1 || others_rc=1
 	fi
-	if [ $obj_rc = 0 ] && [ $dir_rc = 0 ]; then
+	if [ $obj_rc = 0 ] && [ $others_rc = 0 ]; then
 		result PASS "review:build:$p" "$(wc -w <<<"$cfiles") touched objects${others:+, $(wc -w <<<"$others") other objects of the series}"
 	else
-		err=$(grep -hE 'error:|Error [0-9]' "$L/$p.objs.log" "$L/$p.dirs.log" 2>/dev/null | head -n 3 | tr '\n' ' ')
+		err=$(grep -hE 'error:|Error [0-9]' "$L/$p.objs.log" "$L/$p.others.log" 2>/dev/null | head -n 3 | tr '\n' ' ')
 		result FAIL "review:build:$p" "the tree does not build at this patch: $err(log: $L/$p.*.log)"
 	fi
 
-	# W=1 and sparse, against the base's warnings of the same files.
+	# W=1 and sparse, against the base and what earlier patches were blamed for.
 	# (Warnings located in headers count too: the base built every .c
 	# file of the series, so a header's old warnings are in its list.)
 	norm_warnings <"$L/$p.objs.log" >"$L/$p.warnings"
