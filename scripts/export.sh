@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Write the work tree's commits (kseries-base..series) back to patches/
-# and series, with git format-patch and a cover letter made from the
-# branch description (apply.sh sets it from the current cover letter).
+# and series, one posting per tree (scripts/postings.conf says which
+# commit goes where): patches/NAME/ holds git format-patch output of the
+# posting's commits applied alone on the base, with its own numbering,
+# cover letter and base-commit.
 #
 #   export.sh          write patches/ and series
 #   export.sh --check  write nothing; fail if patches/ or series differ
 #                      from what export would write
 #
-# The output does not depend on who runs it: commit ids are zeroed and no
-# signature or Message-Id is written.
+# A cover letter keeps its subject and text (everything above the
+# shortlog) from the current patches/NAME/0000-cover-letter.patch: edit
+# them there.  The rest (numbering, shortlog, diffstat, base-commit) is
+# generated.  The cover letter's From: and Date: are the author and date
+# of the posting's newest commit.
+#
+# The output does not depend on who runs it or on their git
+# configuration: git runs without user or system config, in a scratch
+# repository of its own; commit ids are zeroed and no signature or
+# Message-Id is written.
 . "$(dirname "$0")/lib.sh"
 
 check=0
@@ -19,44 +29,119 @@ case ${1:-} in
 *) die "usage: $0 [--check]" ;;
 esac
 
-ktree_git rev-parse -q --verify "$KSERIES_BRANCH" >/dev/null ||
-	die "no branch $KSERIES_BRANCH in $KSERIES_TREE (run scripts/apply.sh)"
+ktree_git rev-parse -q --verify "refs/heads/$KSERIES_BRANCH" >/dev/null ||
+	die "no branch $KSERIES_BRANCH in $KSERIES_WORKTREE (run scripts/apply.sh)"
+base=$(ktree_git rev-parse "$KSERIES_BASE_TAG") || die "no $KSERIES_BASE_TAG in $KSERIES_WORKTREE"
 
-tmp=$(mktemp -d)
+tmp=$(scratch_dir export) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/patches"
 
-if [ "$(ktree_git rev-list --count "$KSERIES_BASE_TAG..$KSERIES_BRANCH")" -gt 0 ]; then
-	desc=$(ktree_git config "branch.$KSERIES_BRANCH.description" || true)
-	[ -n "$desc" ] || warn "branch $KSERIES_BRANCH has no description: the cover letter will be a template"
-	ktree_git format-patch -q --numbered --zero-commit --no-signature \
-		--base="$KSERIES_BASE_TAG" --cover-letter --cover-from-description=subject \
-		-o "$tmp/patches" "$KSERIES_BASE_TAG..$KSERIES_BRANCH" ||
-		die "git format-patch failed"
+# A repository of our own that borrows the work tree's objects: its
+# configuration is empty, whatever the developer set in the work tree.
+xgit init -q "$tmp/repo"
+printf '%s\n' "$(ktree_git rev-parse --path-format=absolute --git-common-dir)/objects" \
+	>"$tmp/repo/.git/objects/info/alternates"
+sgit() { xgit -C "$tmp/repo" "$@"; }
+
+# The subject and text of an existing cover letter: what
+# --cover-from-description=subject turns into the cover letter again.
+cover_description() {
+	[ -f "$1" ] || return 0
+	awk '
+		!hdr_done && /^Subject: / { subj = $0; sub(/^Subject: *(\[[^]]*\] *)?/, "", subj); insubj = 1; next }
+		!hdr_done && insubj && /^[ \t]/ { s = $0; sub(/^[ \t]+/, " ", s); subj = subj s; next }
+		!hdr_done && /^$/ { hdr_done = 1; printf "%s\n\n", subj; next }
+		!hdr_done { insubj = 0; next }
+		/^[^ \t].* \([0-9]+\):$/ { exit }
+		{ body[++n] = $0 }
+		END {
+			while (n > 0 && body[n] == "") n--
+			for (i = 1; i <= n; i++) print body[i]
+		}' "$1"
+}
+
+# Sort the commits into postings, in order.
+declare -A of
+order=()
+last=
+mapfile -t commits < <(ktree_git rev-list --reverse "$KSERIES_BASE_TAG..$KSERIES_BRANCH")
+mapfile -t conf_order < <(postings_conf | cut -f1)
+for c in "${commits[@]}"; do
+	subject=$(ktree_git log -1 --format=%s "$c")
+	p=$(posting_of_subject "$subject") ||
+		die "commit $(ktree_git rev-parse --short "$c") \"$subject\": its subject matches no posting of scripts/postings.conf"
+	if [ "$p" != "$last" ]; then
+		for q in "${order[@]}"; do
+			[ "$q" != "$p" ] ||
+				die "commit $(ktree_git rev-parse --short "$c") \"$subject\" ($p) comes after commits of another posting: keep each posting's commits together, in the order of scripts/postings.conf"
+		done
+		for q in "${conf_order[@]}"; do
+			[ -n "$last" ] && [ "$q" = "$last" ] && break
+			[ "$q" != "$p" ] || [ -z "$last" ] ||
+				die "commit $(ktree_git rev-parse --short "$c") \"$subject\": posting $p must come before posting $last (scripts/postings.conf)"
+		done
+		order+=("$p")
+		last=$p
+	fi
+	of[$p]+="$c "
+done
+
+: >"$tmp/series"
+cat >>"$tmp/series" <<'EOF'
+# The series: postings in the order they apply, each a "[name]" line and
+# its patches (patches/name/, after its 0000-cover-letter.patch).  Each
+# posting also applies alone on the base.  Written by scripts/export.sh.
+EOF
+for p in "${order[@]}"; do
+	# The posting's commits, alone on the base.
+	files=()
+	n=0
+	for c in ${of[$p]}; do
+		n=$((n + 1))
+		files+=("$tmp/in-$p.$n.patch")
+		sgit format-patch -q --stdout --zero-commit --no-signature -1 "$c" >"${files[-1]}" ||
+			die "format-patch of $c failed"
+	done
+	log=$tmp/am-$p.log
+	chain=$(am_on "$base" "$log" "${files[@]}") || {
+		cat "$log" >&2
+		die "posting $p does not apply alone on the base (without the postings before it)"
+	}
+	an=$(sgit log -1 --format=%an "$chain") ae=$(sgit log -1 --format=%ae "$chain") ad=$(sgit log -1 --format=%aD "$chain")
+	sgit update-ref "refs/heads/$p" "$chain"
+	desc=$(cover_description "$(cover_letter "$p")")
+	[ -n "$desc" ] || warn "posting $p has no cover letter yet: it will be the template (edit it in patches/$p/0000-cover-letter.patch)"
+	sgit config "branch.$p.description" "$desc"
+	GIT_AUTHOR_NAME=$an GIT_AUTHOR_EMAIL=$ae GIT_COMMITTER_NAME=$an GIT_COMMITTER_EMAIL=$ae \
+		sgit format-patch -q --numbered --zero-commit --no-signature \
+		--subject-prefix="$(posting_prefix "$p")" \
+		--base="$base" --cover-letter --cover-from-description=subject \
+		-o "$tmp/patches/$p" "$base..$p" >/dev/null || die "git format-patch of posting $p failed"
 	# format-patch dates the cover letter "now": give it the date of the
-	# newest commit, so that exporting the same branch twice is identical.
-	tipdate=$(ktree_git log -1 --format=%aD "$KSERIES_BRANCH")
-	sed -i "1,/^\$/s/^Date: .*/Date: $tipdate/" "$tmp/patches/0000-cover-letter.patch"
-fi
-(cd "$tmp/patches" && ls | grep -v '^0000-cover-letter\.patch$' || true) >"$tmp/series"
+	# posting's newest commit, so that exporting twice is identical.
+	sed -i "1,/^\$/s/^Date: .*/Date: $ad/" "$tmp/patches/$p/0000-cover-letter.patch"
+	printf '\n[%s]\n' "$p" >>"$tmp/series"
+	(cd "$tmp/patches/$p" && ls | grep -v '^0000-cover-letter\.patch$') >>"$tmp/series"
+done
 
 if [ $check = 1 ]; then
-	mkdir -p "$tmp/repo"
-	cp -r "$KSERIES_REPO/patches" "$tmp/repo/patches"
-	[ -f "$KSERIES_REPO/series" ] && cp "$KSERIES_REPO/series" "$tmp/repo/series"
-	series_patches >"$tmp/repo/series.list" 2>/dev/null || : >"$tmp/repo/series.list"
 	rc=0
-	diff -ru --exclude=.gitkeep "$tmp/repo/patches" "$tmp/patches" >"$tmp/diff" || rc=1
-	diff -u "$tmp/repo/series.list" "$tmp/series" >>"$tmp/diff" || rc=1
+	mkdir -p "$tmp/committed"
+	cp -r "$KSERIES_PATCHES/." "$tmp/committed/" 2>/dev/null
+	find "$tmp/committed" -name .gitkeep -delete
+	diff -ru "$tmp/committed" "$tmp/patches" >"$tmp/diff" || rc=1
+	diff -u "$KSERIES_SERIES" "$tmp/series" >>"$tmp/diff" || rc=1
 	if [ $rc != 0 ]; then
 		head -n 200 "$tmp/diff" >&2
-		die "patches/ and series differ from the work tree ($KSERIES_TREE, branch $KSERIES_BRANCH); run scripts/export.sh"
+		die "patches/ and series differ from the work tree ($KSERIES_WORKTREE, branch $KSERIES_BRANCH); run scripts/export.sh"
 	fi
-	info "patches/ and series match the work tree ($(wc -l <"$tmp/series") patches)"
+	info "patches/ and series match the work tree (${#commits[@]} patches in ${#order[@]} postings: ${order[*]})"
 	exit 0
 fi
 
-find "$KSERIES_REPO/patches" -maxdepth 1 -name '*.patch' -delete
-cp "$tmp"/patches/*.patch "$KSERIES_REPO/patches/" 2>/dev/null || true
-cp "$tmp/series" "$KSERIES_REPO/series"
-info "exported $(wc -l <"$tmp/series") patches to $KSERIES_REPO/patches"
+find "$KSERIES_PATCHES" -name '*.patch' -delete
+find "$KSERIES_PATCHES" -mindepth 1 -type d -empty -delete
+cp -r "$tmp/patches/." "$KSERIES_PATCHES/"
+cp "$tmp/series" "$KSERIES_SERIES"
+info "exported ${#commits[@]} patches in ${#order[@]} postings (${order[*]}) to $KSERIES_PATCHES"

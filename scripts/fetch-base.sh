@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Make the kernel work tree at the base: $KSERIES_TREE, a git repository
-# whose tag kseries-base is the base imported as one commit.
+# Make the kernel work tree at the base: $KSERIES_WORKTREE, a git
+# repository whose tag kseries-base is the base imported as one commit.
 #
-# Default: download the Debian package named in scripts/base.conf with a
-# private apt source list (derived from the machine's own Debian source,
+# Default: download the Debian package pinned in scripts/base.conf with a
+# private apt source list (derived from the machine's own Debian source;
 # the system's apt configuration is not touched), check the tarball's
-# sha256 and import it.  With KERNEL_TREE=/path, the tree at HEAD of that
-# git repository is used instead; it must be the base (same tree id).
-# The user's tree is only read.
+# sha256 and import it.  The pinned version is the base: when it has left
+# the archive, this fails and says so (the series is never silently moved
+# to another base).
+#
+# KSERIES_IMPORT_FROM=/path: use the tree at HEAD of that git repository
+# instead (its objects are borrowed, nothing in it is written); it must be
+# the base (same tree id).
+#
+# A work tree at another base is replaced only when the workbench owns it
+# (scripts/lib.sh: owned_dir) and either KSERIES_DISPOSABLE=1 (the CI tree
+# of scripts/test.sh) or KSERIES_FORCE=1 (the developer says so).
 . "$(dirname "$0")/lib.sh"
 
 DL=$KSERIES_CACHE/dl
@@ -36,157 +44,170 @@ debian_archive_uri() {
 	done
 }
 
+# apt with the private state in $DL: apt_private TYPES CMD ARGS...
+# (TYPES "deb" or "deb-src").
 apt_private() {
-	local cmd=$1
-	shift
-	"$cmd" -o Dir::Etc::SourceList="$DL/sources.list" \
-		-o Dir::Etc::SourceParts="$DL/sources.list.d" \
-		-o Dir::State::Lists="$DL/lists" \
-		-o Dir::Cache="$DL/cache" \
+	local types=$1 cmd=$2 uri dir=$DL/apt-${1}
+	shift 2
+	if [ ! -f "$dir/sources.list.d/kseries.sources" ]; then
+		uri=$(debian_archive_uri | head -n 1)
+		[ -n "$uri" ] || die "no Debian archive found in the apt sources of this machine"
+		mkdir -p "$dir/sources.list.d" "$dir/lists/partial" "$dir/cache/archives/partial"
+		: >"$dir/sources.list"
+		cat >"$dir/sources.list.d/kseries.sources" <<-EOF
+		Types: $types
+		URIs: $uri
+		Suites: $BASE_SUITE
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+		EOF
+	fi
+	"$cmd" -o Dir::Etc::SourceList="$dir/sources.list" \
+		-o Dir::Etc::SourceParts="$dir/sources.list.d" \
+		-o Dir::State::Lists="$dir/lists" \
+		-o Dir::Cache="$dir/cache" \
 		-o Debug::NoLocking=1 \
 		${KSERIES_APT_SANDBOX:+-o APT::Sandbox::User="$KSERIES_APT_SANDBOX"} "$@"
 }
+[ "$(id -u)" -ne 0 ] || KSERIES_APT_SANDBOX=root
 
-# Download the package into $DL and print the path of the .deb.
-download_package() {
-	local uri version avail deb
-	uri=$(debian_archive_uri | head -n 1)
-	[ -n "$uri" ] || die "no Debian archive found in the apt sources of this machine"
-	mkdir -p "$DL/sources.list.d" "$DL/lists/partial" "$DL/cache/archives/partial"
-	: >"$DL/sources.list"
-	cat >"$DL/sources.list.d/kseries-base.sources" <<-EOF
-	Types: deb
-	URIs: $uri
-	Suites: $BASE_SUITE
-	Components: main
-	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-	EOF
-	[ "$(id -u)" -eq 0 ] && KSERIES_APT_SANDBOX=root
-	apt_private apt-get -qq update >&2 || die "apt-get update of $BASE_SUITE failed"
-
-	version=$BASE_VERSION
-	avail=$(apt_private apt-cache madison "$BASE_PACKAGE" | awk -F'|' '{ gsub(/ /, "", $2); print $2 }')
-	if ! grep -qxF "$BASE_VERSION" <<<"$avail"; then
-		version=$(head -n 1 <<<"$avail")
-		[ -n "$version" ] || die "$BASE_PACKAGE is not in $BASE_SUITE"
-		cat >&2 <<-EOF
-		################################################################
-		WARNING: $BASE_PACKAGE $BASE_VERSION is no longer in $BASE_SUITE.
-		WARNING: using the newest one, $version, instead.  The series was
-		WARNING: made for $BASE_VERSION and may not apply or behave the same.
-		################################################################
-		EOF
-	fi
-	(cd "$DL" && apt_private apt-get -qq download "$BASE_PACKAGE=$version" >&2) ||
-		die "apt-get download $BASE_PACKAGE=$version failed"
-	deb=$(ls "$DL"/"${BASE_PACKAGE}"_*.deb | grep -F "_${version/:/%3a}_" | head -n 1)
-	[ -n "$deb" ] || die "downloaded package not found in $DL"
-	printf '%s %s\n' "$deb" "$version"
+# apt-get update of the private list, once per run of the scripts.
+apt_private_update() {
+	local stamp=$DL/apt-$1/updated
+	[ -n "$(find "$stamp" -mmin -60 2>/dev/null)" ] && return 0
+	apt_private "$1" apt-get -qq update >&2 || die "apt-get update of $BASE_SUITE ($1) failed"
+	touch "$stamp"
 }
 
-# Commit the tree in the index of $KSERIES_TREE as the base, with fixed
-# metadata, and tag it.
+# Fail, saying so, when the pinned version is not in the archive.
+require_pinned() {
+	local what=$1 avail=$2
+	grep -qxF "$BASE_VERSION" <<<"$avail" && return 0
+	cat >&2 <<-EOF
+	error: $what $BASE_VERSION, the base of this series, is no longer in
+	error: Debian's $BASE_SUITE (available: $(tr '\n' ' ' <<<"$avail")).
+	error: The series is not moved to another base silently: rebase it,
+	error: update scripts/base.conf (version, sha256s, BASE_TREE, BASE_COMMIT)
+	error: and re-run; or point KSERIES_IMPORT_FROM at a git tree of the base.
+	EOF
+	exit 1
+}
+
+# Download the pinned package into $DL (once) and print the .deb's path.
+download_package() {
+	local deb avail
+	deb=$DL/${BASE_PACKAGE}_${BASE_VERSION/:/%3a}_all.deb
+	if [ ! -f "$deb" ]; then
+		apt_private_update deb
+		avail=$(apt_private deb apt-cache madison "$BASE_PACKAGE" | awk -F'|' '{ gsub(/ /, "", $2); print $2 }')
+		require_pinned "$BASE_PACKAGE" "$avail"
+		(cd "$DL" && apt_private deb apt-get -qq download "$BASE_PACKAGE=$BASE_VERSION" >&2) ||
+			die "apt-get download $BASE_PACKAGE=$BASE_VERSION failed"
+	fi
+	[ -f "$deb" ] || die "downloaded package not found: $deb"
+	printf '%s\n' "$deb"
+}
+
+# Commit the tree in the index of $KSERIES_WORKTREE as the base, with
+# fixed metadata, and tag it.
 commit_base() {
-	local tree=$1 version=$2 sha=$3 commit
+	local tree=$1 commit
 	commit=$(GIT_AUTHOR_NAME="$KSERIES_BASE_NAME" GIT_AUTHOR_EMAIL="$KSERIES_BASE_EMAIL" \
 		GIT_AUTHOR_DATE="$BASE_DATE" GIT_COMMITTER_NAME="$KSERIES_BASE_NAME" \
 		GIT_COMMITTER_EMAIL="$KSERIES_BASE_EMAIL" GIT_COMMITTER_DATE="$BASE_DATE" \
-		ktree_git commit-tree "$tree" -m "Import $BASE_PACKAGE $version" \
-		-m "Linux $BASE_KERNELVERSION as shipped in Debian's $BASE_PACKAGE $version ($BASE_SUITE), $BASE_TARBALL, sha256 $sha.") ||
+		ktree_git commit-tree "$tree" -m "Import $BASE_PACKAGE $BASE_VERSION" \
+		-m "Linux $BASE_KERNELVERSION as shipped in Debian's $BASE_PACKAGE $BASE_VERSION ($BASE_SUITE), $BASE_TARBALL, sha256 $BASE_SHA256.") ||
 		die "git commit-tree failed"
+	[ "$commit" = "$BASE_COMMIT" ] ||
+		die "the base import gave commit $commit, scripts/base.conf says $BASE_COMMIT"
 	ktree_git tag -f "$KSERIES_BASE_TAG" "$commit" >/dev/null
 	printf '%s\n' "$commit"
 }
 
 init_tree_repo() {
 	ktree_git init -q -b "$KSERIES_BRANCH"
+	mark_owned_tree "$KSERIES_WORKTREE"
 	ktree_git config gc.auto 0
 	ktree_git config core.untrackedCache true
 	ktree_git config am.threeWay true
-	# git am needs a committer; use the machine's identity, or a
-	# neutral one where the machine has none.
-	git config user.email >/dev/null 2>&1 ||
-		ktree_git config user.email "workbench@kseries.invalid"
-	git config user.name >/dev/null 2>&1 ||
-		ktree_git config user.name "kseries workbench"
 }
 
-check_tree_id() {
-	local tree=$1 what=$2
-	if [ -n "$BASE_TREE" ] && [ "$tree" != "$BASE_TREE" ]; then
-		die "$what has tree $tree, but the base is $BASE_TREE ($BASE_PACKAGE $BASE_VERSION)"
-	fi
-}
-
-if [ -n "${KERNEL_TREE:-}" ]; then
-	src=$(cd "$KERNEL_TREE" 2>/dev/null && pwd) || die "KERNEL_TREE=$KERNEL_TREE: no such directory"
-	[ "$src" != "$KSERIES_TREE" ] || die "KERNEL_TREE must not be the work tree itself ($KSERIES_TREE)"
+# The tree at HEAD of KSERIES_IMPORT_FROM, checked to be the base.
+import_from_tree() {
+	local src tree
+	src=$(cd "$KSERIES_IMPORT_FROM" 2>/dev/null && pwd) ||
+		die "KSERIES_IMPORT_FROM=$KSERIES_IMPORT_FROM: no such directory"
+	[ "$src" != "$(realpath -m "$KSERIES_WORKTREE")" ] ||
+		die "KSERIES_IMPORT_FROM must not be the work tree itself ($KSERIES_WORKTREE)"
 	tree=$(git -C "$src" rev-parse -q --verify 'HEAD^{tree}' 2>/dev/null) ||
-		die "KERNEL_TREE=$src is not a git tree with a commit"
-	[ -n "$BASE_TREE" ] || die "scripts/base.conf has no BASE_TREE to check KERNEL_TREE against"
+		die "KSERIES_IMPORT_FROM=$src is not a git tree with a commit"
 	if [ "$tree" != "$BASE_TREE" ]; then
 		cat >&2 <<-EOF
-		error: KERNEL_TREE=$src is not at the base of this series.
+		error: KSERIES_IMPORT_FROM=$src is not at the base of this series.
 		  its HEAD tree:  $tree
 		  expected tree:  $BASE_TREE
 		                  (Linux $BASE_KERNELVERSION, Debian $BASE_PACKAGE $BASE_VERSION,
 		                   every file of $BASE_TARBALL, as imported by scripts/fetch-base.sh)
-		Check out the base in that tree (or unset KERNEL_TREE to download it).
+		Check out the base in that tree (or unset KSERIES_IMPORT_FROM to download it).
 		EOF
 		exit 1
 	fi
-fi
+	printf '%s\n' "$src"
+}
 
-# Already imported?  (A KERNEL_TREE was checked above: same base.)
-if ktree_git rev-parse -q --verify "$KSERIES_BASE_TAG^{tree}" >/dev/null 2>&1; then
-	have=$(ktree_git rev-parse "$KSERIES_BASE_TAG^{tree}")
-	if [ -z "$BASE_TREE" ] || [ "$have" = "$BASE_TREE" ]; then
-		info "base: $KSERIES_TREE ($KSERIES_BASE_TAG = $(ktree_git rev-parse "$KSERIES_BASE_TAG"))"
+[ -z "${KSERIES_IMPORT_FROM:-}" ] || src=$(import_from_tree) || exit 1
+
+# Already imported?
+if [ -e "$KSERIES_WORKTREE" ]; then
+	owned_dir "$KSERIES_WORKTREE" ||
+		die "$KSERIES_WORKTREE exists and the workbench did not create it; refusing to touch it (set KSERIES_WORKTREE to a new path)"
+	have=$(ktree_git rev-parse -q --verify "$KSERIES_BASE_TAG^{tree}" 2>/dev/null)
+	if [ "$have" = "$BASE_TREE" ]; then
+		[ -f "$KSERIES_WORKTREE/.git/$KSERIES_MARKER" ] || mark_owned_tree "$KSERIES_WORKTREE"
+		info "base: $KSERIES_WORKTREE ($KSERIES_BASE_TAG = $(ktree_git rev-parse "$KSERIES_BASE_TAG"))"
 		exit 0
 	fi
-	warn "$KSERIES_TREE holds another base ($have); re-importing"
-	[ "${KSERIES_FORCE:-0}" = 1 ] ||
-		die "refusing to replace $KSERIES_TREE (it may hold unexported work); KSERIES_FORCE=1 to replace it"
+	if [ "${KSERIES_DISPOSABLE:-0}" = 1 ]; then
+		info "base: $KSERIES_WORKTREE holds another base (${have:-none}); replacing this disposable tree"
+	elif [ "${KSERIES_FORCE:-0}" = 1 ]; then
+		warn "$KSERIES_WORKTREE holds another base (${have:-none}); replacing it (KSERIES_FORCE=1)"
+	else
+		die "$KSERIES_WORKTREE holds another base (${have:-none}, want $BASE_TREE); it may hold unexported work: export it, then KSERIES_FORCE=1 to replace the tree"
+	fi
+	remove_owned_dir "$KSERIES_WORKTREE"
 fi
 
-if [ -n "${KERNEL_TREE:-}" ]; then
-	rm -rf "$KSERIES_TREE"
-	mkdir -p "$KSERIES_TREE"
+if [ -n "${src:-}" ]; then
+	mkdir -p "$KSERIES_WORKTREE"
 	init_tree_repo
 	# Borrow the objects, do not copy them.
 	printf '%s\n' "$(git -C "$src" rev-parse --git-common-dir | sed "s|^[^/]|$src/&|")/objects" \
-		>"$KSERIES_TREE/.git/objects/info/alternates"
-	commit=$(commit_base "$tree" "$BASE_VERSION" "$BASE_SHA256")
+		>"$KSERIES_WORKTREE/.git/objects/info/alternates"
+	commit=$(commit_base "$BASE_TREE") || exit 1
 	ktree_git checkout -q -B "$KSERIES_BRANCH" "$commit"
-	info "base: $KSERIES_TREE from KERNEL_TREE=$src ($KSERIES_BASE_TAG = $commit)"
+	info "base: $KSERIES_WORKTREE from KSERIES_IMPORT_FROM=$src ($KSERIES_BASE_TAG = $commit)"
 	exit 0
 fi
 
-read -r deb version < <(download_package) || exit 1
+deb=$(download_package) || exit 1
 info "package: $deb"
-rm -rf "$KSERIES_SRC"
-mkdir -p "$KSERIES_SRC"
-dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$KSERIES_SRC" "./$BASE_TARBALL" ||
+unpack=$(scratch_dir unpack) || exit 1
+trap 'rm -rf "$unpack"' EXIT
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$unpack" "./$BASE_TARBALL" ||
 	die "$BASE_TARBALL not found in $deb"
-sha=$(sha256sum "$KSERIES_SRC/$BASE_TARBALL" | cut -d' ' -f1)
-if [ "$sha" != "$BASE_SHA256" ]; then
-	[ "$version" = "$BASE_VERSION" ] &&
-		die "sha256 of $BASE_TARBALL is $sha, expected $BASE_SHA256"
-	warn "sha256 of $BASE_TARBALL ($version) is $sha (pinned $BASE_VERSION: $BASE_SHA256)"
-	BASE_TREE=
-fi
-tar -xJf "$KSERIES_SRC/$BASE_TARBALL" -C "$KSERIES_SRC" || die "unpacking $BASE_TARBALL failed"
-[ -f "$KSERIES_SRC/$BASE_TOPDIR/Makefile" ] || die "$BASE_TOPDIR/Makefile missing from $BASE_TARBALL"
+sha=$(sha256sum "$unpack/$BASE_TARBALL" | cut -d' ' -f1)
+[ "$sha" = "$BASE_SHA256" ] || die "sha256 of $BASE_TARBALL is $sha, expected $BASE_SHA256"
+tar -xJf "$unpack/$BASE_TARBALL" -C "$unpack" || die "unpacking $BASE_TARBALL failed"
+[ -f "$unpack/$BASE_TOPDIR/Makefile" ] || die "$BASE_TOPDIR/Makefile missing from $BASE_TARBALL"
 
-rm -rf "$KSERIES_TREE"
-mv "$KSERIES_SRC/$BASE_TOPDIR" "$KSERIES_TREE"
-rm -rf "$KSERIES_SRC"
+mkdir -p "$(dirname "$KSERIES_WORKTREE")"
+mv "$unpack/$BASE_TOPDIR" "$KSERIES_WORKTREE"
 init_tree_repo
 # -f: every file of the tarball, whatever its .gitignore files say.
 ktree_git add -A -f . || die "git add failed"
 tree=$(ktree_git write-tree)
-check_tree_id "$tree" "the import of $BASE_TARBALL"
-commit=$(commit_base "$tree" "$version" "$sha")
+[ "$tree" = "$BASE_TREE" ] || die "the import of $BASE_TARBALL has tree $tree, scripts/base.conf says $BASE_TREE"
+commit=$(commit_base "$tree") || exit 1
 ktree_git reset -q --soft "$commit"
 ktree_git update-ref "refs/heads/$KSERIES_BRANCH" "$commit"
-info "base: $KSERIES_TREE ($KSERIES_BASE_TAG = $commit, tree $tree)"
+info "base: $KSERIES_WORKTREE ($KSERIES_BASE_TAG = $commit, tree $tree)"

@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
-# Common definitions for the workbench scripts.  Source it, do not run it.
+# Shared definitions of the workbench scripts.  Source it, do not run it.
 #
 # Everything the scripts create lives outside the repository, under
-# $KSERIES_CACHE (default ~/.cache/kseries):
-#   dl/       the downloaded Debian package and the private apt state
-#   src/      the unpacked base tarball
-#   linux/    the kernel work tree (git: tag kseries-base, branch series)
-#   build/    the O= build directory
-#   run/      initramfs, QEMU logs and results of the last test run
+# $KSERIES_CACHE (default ~/.cache/kseries), and carries an ownership
+# marker; nothing else is ever deleted or reset:
+#   dl/       downloaded Debian packages and the private apt state
+#   linux/    the developer's kernel work tree (tag kseries-base, branch
+#             series), $KSERIES_WORKTREE
+#   build/    its O= build directory, $KSERIES_BUILD
+#   run/      logs and results of the last run, $KSERIES_RUN
+#   ci/       the same three for scripts/test.sh, which never uses the
+#             developer's tree (disposable: replaced when the base moves)
+#   scratch/  short-lived git repositories and sparse worktrees
 
 set -o pipefail
 
@@ -15,14 +19,27 @@ set -o pipefail
 # directories first, ahead of any pyenv or /usr/local shadowing them (the
 # kernel's Python scripts need Debian's python3-ply, for instance).
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+export LC_ALL=C.UTF-8
+export PYTHONDONTWRITEBYTECODE=1
+
+# The two old names of the trees were easy to mix up: one is only read,
+# the other may be reset.  Refuse them instead of guessing.
+[ -z "${KERNEL_TREE:-}" ] || {
+	echo "error: KERNEL_TREE is now KSERIES_IMPORT_FROM (a kernel git tree at the base, only read)" >&2
+	exit 1
+}
+[ -z "${KSERIES_TREE:-}" ] || {
+	echo "error: KSERIES_TREE is now KSERIES_WORKTREE (the work tree the scripts own and may reset)" >&2
+	exit 1
+}
 
 KSERIES_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KSERIES_CACHE=${KSERIES_CACHE:-$HOME/.cache/kseries}
-KSERIES_SRC=$KSERIES_CACHE/src
-KSERIES_TREE=${KSERIES_TREE:-$KSERIES_CACHE/linux}
+KSERIES_WORKTREE=${KSERIES_WORKTREE:-$KSERIES_CACHE/linux}
 KSERIES_BUILD=${KSERIES_BUILD:-$KSERIES_CACHE/build}
 KSERIES_RUN=${KSERIES_RUN:-$KSERIES_CACHE/run}
 KSERIES_JOBS=${KSERIES_JOBS:-$(nproc)}
+KSERIES_SCRATCH=$KSERIES_CACHE/scratch
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
 # Objects are identical whatever the build directory is called.
@@ -30,12 +47,21 @@ export CCACHE_BASEDIR=$KSERIES_CACHE
 export CCACHE_NOHASHDIR=1
 export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-time_macros,include_file_mtime,include_file_ctime}
 
-# Fixed metadata of the base import and of the series commits, so that
-# commit ids do not depend on who or when.
 KSERIES_BASE_TAG=kseries-base
 KSERIES_BRANCH=series
+# The marker that makes a directory the workbench's own (see owned_dir).
+KSERIES_MARKER=.kseries-owned
+# The identity of the base import and of the workbench's own commits:
+# fixed, so that commit ids do not depend on who runs the scripts or when.
+KSERIES_BOT_NAME="kseries workbench"
+KSERIES_BOT_EMAIL="workbench@kseries.invalid"
 KSERIES_BASE_NAME="Debian linux-source import"
 KSERIES_BASE_EMAIL="base@kseries.invalid"
+
+# The series as files.
+KSERIES_SERIES=$KSERIES_REPO/series
+KSERIES_PATCHES=$KSERIES_REPO/patches
+KSERIES_POSTINGS_CONF=$KSERIES_REPO/scripts/postings.conf
 
 die() {
 	printf 'error: %s\n' "$*" >&2
@@ -48,6 +74,13 @@ warn() {
 
 info() {
 	printf '%s\n' "$*"
+}
+
+# A result line of a stage: STATUS<TAB>NAME<TAB>DETAIL on stdout, the
+# format scripts/test.sh collects (STATUS is PASS, FAIL or SKIP).
+result() {
+	local detail=${3:-}
+	printf '%s\t%s\t%s\n' "$1" "$2" "${detail//$'\n'/ }"
 }
 
 # Read scripts/base.conf into BASE_* variables (plain KEY=value lines).
@@ -80,14 +113,179 @@ stage_end() {
 	fi
 }
 
-# The ordered patch list, one file name (relative to patches/) a line.
+# ---------------------------------------------------------------- series
+#
+# series lists the postings in the order they apply, each a "[name]"
+# line followed by its patch files (patches/name/NNNN-*.patch, next to
+# the posting's 0000-cover-letter.patch).
+
+# "posting<TAB>file" for every patch, in order.
+series_entries() {
+	awk '/^[[:space:]]*(#|$)/ { next }
+		/^\[[a-z0-9-]+\]$/ { p = substr($0, 2, length($0) - 2); next }
+		{ if (p == "") { print "series: patch before any [posting] line: " $0 > "/dev/stderr"; exit 1 }
+		  printf "%s\t%s\n", p, $1 }' "$KSERIES_SERIES"
+}
+
+# The patch files, relative to patches/, in order.
 series_patches() {
-	grep -v -E '^[[:space:]]*(#|$)' "$KSERIES_REPO/series"
+	series_entries | awk -F'\t' '{ print $1 "/" $2 }'
+}
+
+# The postings, in order.
+series_postings() {
+	series_entries | cut -f1 | awk '!seen[$0]++'
+}
+
+# The patch files of one posting, relative to patches/.
+posting_patches() {
+	series_entries | awk -F'\t' -v p="$1" '$1 == p { print $1 "/" $2 }'
+}
+
+cover_letter() {
+	printf '%s\n' "$KSERIES_PATCHES/$1/0000-cover-letter.patch"
+}
+
+# Postings as scripts/postings.conf defines them: "name<TAB>prefix<TAB>
+# regex" lines, in posting order.  A commit goes to the first posting
+# whose regex matches the start of its subject.
+postings_conf() {
+	sed -n -E 's/^([a-z0-9-]+)[[:space:]]+\[([^]]+)\][[:space:]]+(.*[^[:space:]])[[:space:]]*$/\1\t\2\t\3/p' \
+		"$KSERIES_POSTINGS_CONF"
+}
+
+# The posting of a subject line, or nothing (status 1).
+posting_of_subject() {
+	local subject=$1 name prefix re
+	while IFS=$'\t' read -r name prefix re; do
+		if grep -qE "^($re)" <<<"$subject"; then
+			printf '%s\n' "$name"
+			return 0
+		fi
+	done < <(postings_conf)
+	return 1
+}
+
+# The subject prefix of a posting ("PATCH", "PATCH RFT").
+posting_prefix() {
+	postings_conf | awk -F'\t' -v p="$1" '$1 == p { print $2 }'
+}
+
+# ------------------------------------------------------------------- git
+#
+# git as the scripts run it: no user or system configuration (so results
+# do not depend on who runs them) and the workbench's fixed identity for
+# the commits the scripts make.
+xgit() {
+	GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
+		GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-$KSERIES_BOT_NAME} \
+		GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-$KSERIES_BOT_EMAIL} \
+		GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-$KSERIES_BOT_NAME} \
+		GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-$KSERIES_BOT_EMAIL} \
+		git "$@"
 }
 
 # git in the kernel work tree.
 ktree_git() {
-	git -C "$KSERIES_TREE" "$@"
+	xgit -C "$KSERIES_WORKTREE" "$@"
+}
+
+# ---------------------------------------------------- owned directories
+#
+# The scripts delete or reset only directories they created: those with
+# the marker file (at the top, or in .git/ for a git tree), those under
+# $KSERIES_CACHE/ (trees made by earlier versions of the scripts), or
+# missing ones.  An existing directory elsewhere without the marker (a
+# user's own kernel tree named by mistake) is refused.
+owned_dir() {
+	local real cache
+	[ -e "$1" ] || return 0
+	[ ! -f "$1/$KSERIES_MARKER" ] && [ ! -f "$1/.git/$KSERIES_MARKER" ] || return 0
+	real=$(realpath -m "$1") cache=$(realpath -m "$KSERIES_CACHE")
+	[ "${real#"$cache"/}" != "$real" ]
+}
+
+# mkdir a directory the workbench owns.
+make_owned_dir() {
+	mkdir -p "$1" && touch "$1/$KSERIES_MARKER"
+}
+
+# Mark a git tree the workbench created (the marker in .git/, where
+# neither git status nor the kernel's own files see it).
+mark_owned_tree() {
+	touch "$1/.git/$KSERIES_MARKER"
+}
+
+# rm -rf a directory, only if the workbench owns it.
+remove_owned_dir() {
+	owned_dir "$1" || die "refusing to delete $1: the workbench did not create it (no $KSERIES_MARKER)"
+	rm -rf "$1"
+}
+
+# A scratch directory, removed at exit by the caller's trap.
+scratch_dir() {
+	make_owned_dir "$KSERIES_SCRATCH"
+	mktemp -d "$KSERIES_SCRATCH/$1.XXXXXX"
+}
+
+# A worktree of the work tree's repository at commit $2, in directory $1,
+# with only the paths read from stdin checked out (git am, b4 and the
+# apply checks need the paths a series touches, not 90,000 files).
+sparse_worktree() {
+	local dir=$1 rev=$2
+	ktree_git worktree add -q --no-checkout --detach "$dir" "$rev" >/dev/null || return 1
+	xgit -C "$dir" sparse-checkout set --no-cone --stdin || return 1
+	xgit -C "$dir" checkout -q --detach "$rev"
+}
+
+# The paths patch files (or mbox files) touch, as sparse-checkout
+# patterns.
+patch_paths() {
+	grep -h '^diff --git a/' "$@" | sed -E 's#^diff --git a/(.*) b/(.*)$#/\1\n/\2#' | sort -u
+}
+
+# git am of mbox/patch files on REV in a sparse scratch worktree (only the
+# paths they touch are checked out: seconds, not minutes).  Prints the
+# resulting commit; git am's output goes to LOG.
+#   [AM_OPTS=...] am_on REV LOG FILE...
+am_on() {
+	local rev=$1 log=$2 wt rc=0
+	shift 2
+	wt=$(scratch_dir am) || return 1
+	if ! patch_paths "$@" | sparse_worktree "$wt/tree" "$rev" >"$log" 2>&1; then
+		remove_worktree "$wt/tree"
+		rm -rf "$wt"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	if xgit -C "$wt/tree" am --3way --committer-date-is-author-date ${AM_OPTS:-} "$@" >>"$log" 2>&1; then
+		xgit -C "$wt/tree" rev-parse HEAD
+	else
+		rc=1
+		xgit -C "$wt/tree" am --abort >/dev/null 2>&1
+	fi
+	remove_worktree "$wt/tree"
+	rm -rf "$wt"
+	return $rc
+}
+
+remove_worktree() {
+	[ -e "$1" ] || return 0
+	ktree_git worktree remove --force "$1" >/dev/null 2>&1 || rm -rf "$1"
+	ktree_git worktree prune
+}
+
+# ----------------------------------------------------------------- build
+#
+# make of the kernel, out of tree, as every script builds it: the same
+# flags give the same objects, so ccache shares them between the test
+# build and the review checkouts.  kmake TREE BUILD [make args...]
+kmake() {
+	local tree=$1 build=$2
+	shift 2
+	make -C "$tree" O="$build" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+		-j"$KSERIES_JOBS" KBUILD_BUILD_USER=kseries KBUILD_BUILD_HOST=kseries \
+		KBUILD_BUILD_TIMESTAMP="$BASE_DATE" "$@"
 }
 
 # Run a command with the machine's one build slot, so that two kernel
@@ -95,4 +293,13 @@ ktree_git() {
 with_build_lock() {
 	mkdir -p "$KSERIES_CACHE"
 	flock "$KSERIES_CACHE/build.lock" "$@"
+}
+
+# sha256 of the files named on stdin (and of the names), for cache keys.
+hash_files() {
+	local f
+	while read -r f; do
+		printf '%s\n' "$f"
+		[ ! -f "$f" ] || cat "$f"
+	done | sha256sum | cut -c1-16
 }
