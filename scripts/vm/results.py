@@ -2,17 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 """Turn the test VM's logs into test cases.
 
-    vm-results.py TREE PLAN RESULTS_LOG CONSOLE_LOG
+    results.py TREE PLAN RESULTS_LOG CONSOLE_LOG
 
 TREE is the kernel work tree (its tools/testing/kunit parser reads the
-KTAP and kselftest TAP output), PLAN the guest's plan, RESULTS_LOG what
+KTAP and kselftest TAP output), PLAN the guest's plan (KIND NAME TIMEOUT
+... lines, scripts/vm/run.sh writes it), RESULTS_LOG what
 the guest wrote to its second serial port, CONSOLE_LOG the kernel console.
 
 Prints one line per test case, tab separated: STATUS, NAME, DETAIL, with
 STATUS one of PASS, FAIL, SKIP.  Every plan entry must have produced a
 complete block of results; a block that is missing, unfinished or holds
-no test case is a failure.  Every kernel splat in the console log is a
-failure too.
+no test case is a failure, and so is a step the guest had to kill at its
+timeout.  Every kernel splat in the console log is a failure too.
 """
 
 import re
@@ -51,8 +52,8 @@ def read_plan(path):
     with open(path, encoding='utf-8', errors='replace') as f:
         for line in f:
             words = line.split()
-            if len(words) >= 2 and words[0] in ('kunit', 'kselftest', 'run'):
-                plan.append((words[0], words[1]))
+            if len(words) >= 3 and words[0] in ('kunit', 'kselftest', 'run'):
+                plan.append((words[0], words[1], int(words[2])))
     return plan
 
 
@@ -134,17 +135,19 @@ def main():
     plan = read_plan(plan_path)
     blocks, done = read_blocks(results_path)
 
-    for kind, name in plan:
+    for kind, name, timeout in plan:
         key = (kind, name)
         if key not in blocks:
             out('FAIL', f'{kind}:{name}', 'did not run (the VM stopped before it)')
             continue
         lines, rc = blocks[key]
+        tail = ' | '.join(l for l in lines if l.strip())[-300:]
         if rc is None:
             out('FAIL', f'{kind}:{name}', 'did not finish (the VM stopped in it)')
+        elif rc == 124:
+            out('FAIL', f'{kind}:{name}', f'timed out after {timeout}s (scripts/vm/plan): {tail}')
         if kind == 'run':
-            if rc is not None:
-                tail = ' | '.join(l for l in lines[-3:] if l.strip())
+            if rc is not None and rc != 124:
                 out('PASS' if rc == 0 else 'FAIL', f'run:{name}',
                     '' if rc == 0 else f'exit status {rc}: {tail}')
             continue
@@ -152,8 +155,10 @@ def main():
         for c in cases:
             out(*c)
         diag = ' | '.join(l for l in lines if l.startswith('#'))[-300:]
+        if rc == 124:
+            continue
         if kind == 'kunit' and rc not in (None, 0):
-            out('FAIL', f'kunit:{name}', f'module load failed: {diag}')
+            out('FAIL', f'kunit:{name}', f'module load failed (status {rc}): {tail}')
         elif kind == 'kselftest' and rc == 4 and not cases:
             out('SKIP', f'kselftest:{name}', diag or 'skipped')
         elif kind == 'kselftest' and rc not in (None, 0, 4) and \

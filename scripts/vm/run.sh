@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The test VM, all of it: build the initramfs for the plan
+# (scripts/vm/plan), boot the kernel of $KSERIES_BUILD in QEMU, and turn
+# what came back into result lines (STATUS<TAB>NAME<TAB>DETAIL) on stdout.
+#
+#   initramfs  Debian's busybox and bash, the modules of $KSERIES_BUILD,
+#              the plan's kselftest files (built statically against the
+#              tree's UAPI headers) and the plan itself, timeouts resolved
+#   boot       QEMU, TCG: KVM hangs after SeaBIOS on these machines.  The
+#              kernel console goes to console.log, the results (second
+#              serial port) to results.log, both in $KSERIES_RUN
+#   results    scripts/vm/results.py: every KUnit case and kselftest case,
+#              every plan step that failed, timed out or never ran, and
+#              every kernel splat in the console log
+#
+# Environment: KSERIES_VM_CPUS (2), KSERIES_VM_MEM (4G), KSERIES_VM_CMDLINE
+# (more kernel arguments), KSERIES_VM_TIMEOUT (seconds; default: the sum
+# of the plan's timeouts plus KSERIES_VM_BOOT_TIMEOUT, 300).
+. "$(dirname "$0")/../lib.sh"
+
+VM=$KSERIES_REPO/scripts/vm
+PLAN=$VM/plan
+root=$KSERIES_RUN/initramfs
+kst=$KSERIES_BUILD/kselftest
+kernel=$KSERIES_BUILD/arch/x86/boot/bzImage
+mkdir -p "$KSERIES_RUN"
+
+kver=$(cat "$KSERIES_BUILD/include/config/kernel.release" 2>/dev/null) || {
+	result FAIL vm:initramfs "no kernel built in $KSERIES_BUILD"
+	exit 1
+}
+[ -f "$kernel" ] || {
+	result FAIL vm:initramfs "no $kernel"
+	exit 1
+}
+
+# The plan's lines without comments.
+plan_lines() { grep -v -E '^[[:space:]]*(#|$)' "$PLAN"; }
+
+# The timeout of a kselftest directory, as kselftest's runner reads it.
+settings_timeout() {
+	local t
+	t=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$KSERIES_WORKTREE/tools/testing/selftests/$1/settings" 2>/dev/null | tail -n 1)
+	printf '%s\n' "${t:-45}"
+}
+
+# The plan the guest runs: "KIND NAME TIMEOUT ARGS...", timeouts in seconds.
+resolve_plan() {
+	local kind name t dir rest
+	plan_lines | while read -r kind name t rest; do
+		case $kind in
+		run | kunit) printf '%s %s %s %s\n' "$kind" "$name" "$t" "$rest" ;;
+		kselftest)
+			dir=${rest%% *}
+			[ "$t" != settings ] || t=$(settings_timeout "$dir")
+			printf '%s %s %s %s\n' "$kind" "$name" "$t" "$rest"
+			;;
+		cmdline | files) ;;
+		*) die "scripts/vm/plan: unknown step \"$kind\"" ;;
+		esac
+	done
+}
+
+# Kselftest files: built by their directory's Makefile, or copied.
+build_kselftests() {
+	local kind dir f
+	rm -rf "$kst"
+	plan_lines | while read -r kind dir files; do
+		[ "$kind" = files ] || continue
+		mkdir -p "$kst/$dir"
+		for f in $files; do
+			if [ -f "$KSERIES_WORKTREE/tools/testing/selftests/$dir/$f" ]; then
+				cp "$KSERIES_WORKTREE/tools/testing/selftests/$dir/$f" "$kst/$dir/$f"
+			else
+				make -s -C "$KSERIES_WORKTREE/tools/testing/selftests/$dir" \
+					OUTPUT="$kst/$dir" CC="ccache gcc" \
+					KHDR_INCLUDES="-isystem $KSERIES_BUILD/usr/include" \
+					LDFLAGS=-static "$kst/$dir/$f" || die "building kselftest $dir/$f failed"
+			fi
+		done
+	done
+}
+
+make_initramfs() {
+	build_kselftests || return 1
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,etc/kseries,proc,sys,dev,tmp,root,kselftest,lib/modules}
+	cp /bin/busybox "$root/bin/busybox"
+	cp /bin/bash-static "$root/bin/bash"
+	install -m 0755 "$VM/init" "$root/init"
+	cp -a "$KSERIES_BUILD/modroot/lib/modules/$kver" "$root/lib/modules/"
+	cp -a "$kst/." "$root/kselftest/"
+	resolve_plan >"$root/etc/kseries/plan" || return 1
+	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+		cpio --null -o -H newc --quiet --reproducible) >"$KSERIES_RUN/initramfs.cpio"
+}
+
+stage_begin vm-initramfs
+if ! make_initramfs >"$KSERIES_RUN/initramfs.log" 2>&1; then
+	tail -n 30 "$KSERIES_RUN/initramfs.log" >&2
+	result FAIL vm:initramfs "building the initramfs failed, see $KSERIES_RUN/initramfs.log"
+	exit 1
+fi
+stage_end
+
+# The VM's budget: the boot plus every step's timeout.
+steps=$(awk '{ s += $3 } END { print s + 0 }' "$root/etc/kseries/plan")
+timeout_s=${KSERIES_VM_TIMEOUT:-$((${KSERIES_VM_BOOT_TIMEOUT:-300} + steps))}
+
+cmdline="console=ttyS0,115200 panic=-1 loglevel=7 printk.time=1"
+cmdline+=" $(plan_lines | sed -n 's/^cmdline[[:space:]]\+//p' | tr '\n' ' ')"
+cmdline+=" ${KSERIES_VM_CMDLINE:-}"
+
+stage_begin vm-boot
+rm -f "$KSERIES_RUN/console.log" "$KSERIES_RUN/results.log"
+printf 'vm: %s\nvm: cmdline: %s\nvm: timeout: %ss (plan steps %ss)\n' \
+	"$kernel" "$cmdline" "$timeout_s" "$steps" >&2
+with_build_lock timeout -k 10 "$timeout_s" qemu-system-x86_64 \
+	-machine q35 -accel tcg,thread=multi -cpu max -smp "${KSERIES_VM_CPUS:-2}" \
+	-m "${KSERIES_VM_MEM:-4G}" -nodefaults -display none -no-reboot \
+	-kernel "$kernel" -initrd "$KSERIES_RUN/initramfs.cpio" -append "$cmdline" \
+	-serial "file:$KSERIES_RUN/console.log" -serial "file:$KSERIES_RUN/results.log"
+rc=$?
+stage_end
+case $rc in
+0) ;;
+124 | 137) result FAIL vm:boot "QEMU killed after ${timeout_s}s (the plan's steps and the boot)" ;;
+*) result FAIL vm:boot "QEMU exited with status $rc" ;;
+esac
+
+python3 "$VM/results.py" "$KSERIES_WORKTREE" "$root/etc/kseries/plan" \
+	"$KSERIES_RUN/results.log" "$KSERIES_RUN/console.log" ||
+	result FAIL vm:results "scripts/vm/results.py crashed (status $?)"
