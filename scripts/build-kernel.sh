@@ -4,32 +4,67 @@
 # bzImage, modules, modules installed into $KSERIES_BUILD/modroot and the
 # UAPI headers into $KSERIES_BUILD/usr (for the selftests).
 #
-# The configuration is allnoconfig plus the fragments kept in the repo:
-# scripts/config/base.config, the subsystem folders' kseries.config and
-# scripts/config/debug.config.  A requested option that Kconfig did not
-# take (a missing dependency) is an error.
+#   build-kernel.sh            configure and build
+#   build-kernel.sh --config   configure only
+#
+# The configuration is allnoconfig plus these fragments, merged in this
+# order by the tree's scripts/kconfig/merge_config.sh (a later fragment
+# overrides an earlier one, which merge_config reports):
+#   scripts/config/base.config     what the test VM boots with
+#   the tree's own fragments       the config of each kselftest directory
+#                                  the VM plan runs (DIR/config) and every
+#                                  .kunitconfig the series adds or changes
+#   */kseries.config               what the subsystem folders add to those
+#   scripts/config/debug.config    lockdep, KASAN, KUnit, ...
+#   $KSERIES_EXTRA_CONFIG          a fragment of your own, if set
+# Every requested value must be in the resulting .config: one that
+# Kconfig did not take (a missing dependency) fails the build, naming it.
 . "$(dirname "$0")/lib.sh"
 
-KMAKE=(make -C "$KSERIES_TREE" O="$KSERIES_BUILD" ARCH=x86_64
-	CC="ccache gcc" HOSTCC="ccache gcc" -j"$KSERIES_JOBS"
-	KBUILD_BUILD_USER=kseries KBUILD_BUILD_HOST=kseries)
+config_only=0
+[ "${1:-}" != --config ] || config_only=1
 
+# The fragments, in merge order (paths).
 config_fragments() {
+	local dir f
 	printf '%s\n' "$KSERIES_REPO/scripts/config/base.config"
+	for dir in $(awk '$1 == "files" { print $2 }' "$KSERIES_REPO/scripts/vm/plan"); do
+		f=$KSERIES_WORKTREE/tools/testing/selftests/$dir/config
+		[ ! -f "$f" ] || printf '%s\n' "$f"
+	done
+	ktree_git diff --name-only --diff-filter=AM "$KSERIES_BASE_TAG" HEAD -- '*.kunitconfig' '*/.kunitconfig' |
+		sort -u | sed "s|^|$KSERIES_WORKTREE/|"
 	ls "$KSERIES_REPO"/*/kseries.config
 	printf '%s\n' "$KSERIES_REPO/scripts/config/debug.config"
 	[ -z "${KSERIES_EXTRA_CONFIG:-}" ] || printf '%s\n' "$KSERIES_EXTRA_CONFIG"
 }
 
 configure() {
-	local frag=$KSERIES_BUILD/kseries.fragment bad=0 line sym val
+	local merged=$KSERIES_BUILD/kseries.merged bad=0 line sym val frags
 	mkdir -p "$KSERIES_BUILD"
-	config_fragments | xargs cat >"$frag.new"
-	mv "$frag.new" "$frag"
-	"${KMAKE[@]}" -s KCONFIG_ALLCONFIG="$frag" allnoconfig >/dev/null ||
+	mapfile -t frags < <(config_fragments)
+	printf 'config fragments:\n' >&2
+	printf '  %s\n' "${frags[@]}" >&2
+	# merge_config.sh -m: only merge (it reports overrides), into O=/.config.
+	rm -f "$KSERIES_BUILD/.config"
+	(cd "$KSERIES_WORKTREE" && ARCH=x86_64 bash scripts/kconfig/merge_config.sh -m \
+		-O "$KSERIES_BUILD" "${frags[@]}") >"$KSERIES_BUILD/merge_config.log" 2>&1 || {
+		cat "$KSERIES_BUILD/merge_config.log" >&2
+		die "merge_config.sh failed"
+	}
+	grep '^Value of' -A2 "$KSERIES_BUILD/merge_config.log" | grep -v '^--' | sed 's/^/  /' >&2
+	mv "$KSERIES_BUILD/.config" "$merged"
+	kmake "$KSERIES_WORKTREE" "$KSERIES_BUILD" -s KCONFIG_ALLCONFIG="$merged" allnoconfig >/dev/null ||
 		die "make allnoconfig failed"
 	while read -r line; do
 		case $line in
+		CONFIG_*=n | "# CONFIG_"*" is not set")
+			sym=${line#\# } sym=${sym%%[ =]*}
+			! grep -q "^$sym=" "$KSERIES_BUILD/.config" || {
+				warn "requested $sym off, got: $(grep "^$sym=" "$KSERIES_BUILD/.config")"
+				bad=1
+			}
+			;;
 		CONFIG_*=*)
 			sym=${line%%=*} val=${line#*=}
 			grep -qxF "$sym=$val" "$KSERIES_BUILD/.config" || {
@@ -37,22 +72,16 @@ configure() {
 				bad=1
 			}
 			;;
-		"# CONFIG_"*" is not set")
-			sym=${line#\# } sym=${sym%% *}
-			! grep -q "^$sym=" "$KSERIES_BUILD/.config" || {
-				warn "requested $sym off, got: $(grep "^$sym=" "$KSERIES_BUILD/.config")"
-				bad=1
-			}
-			;;
 		esac
-	done <"$frag"
-	[ $bad = 0 ] || die "the config fragments do not hold (missing dependencies?)"
+	done <"$merged"
+	[ $bad = 0 ] || die "the requested configuration does not hold (missing dependencies?): see the warnings above"
 }
 
 configure
-"${KMAKE[@]}" bzImage modules || die "kernel build failed"
+[ $config_only = 0 ] || exit 0
+kmake "$KSERIES_WORKTREE" "$KSERIES_BUILD" bzImage modules || die "kernel build failed"
 rm -rf "$KSERIES_BUILD/modroot"
-"${KMAKE[@]}" -s INSTALL_MOD_PATH="$KSERIES_BUILD/modroot" INSTALL_MOD_STRIP=1 \
-	modules_install >/dev/null || die "modules_install failed"
-"${KMAKE[@]}" -s INSTALL_HDR_PATH="$KSERIES_BUILD/usr" headers_install >/dev/null ||
-	die "headers_install failed"
+kmake "$KSERIES_WORKTREE" "$KSERIES_BUILD" -s INSTALL_MOD_PATH="$KSERIES_BUILD/modroot" \
+	INSTALL_MOD_STRIP=1 modules_install >/dev/null || die "modules_install failed"
+kmake "$KSERIES_WORKTREE" "$KSERIES_BUILD" -s INSTALL_HDR_PATH="$KSERIES_BUILD/usr" \
+	headers_install >/dev/null || die "headers_install failed"
