@@ -12,6 +12,9 @@ pkgs=(
 	perl python3 python3-ply python3-git rsync ccache
 	# static analysis and review
 	sparse coccinelle b4 git-email libmailtools-perl python3-docutils
+	# the clang build of the objects the series touches (the 0-day robot
+	# builds with clang too; this kernel needs LLVM 17 or newer)
+	clang-19 lld-19 llvm-19
 	# the test VM
 	qemu-system-x86 busybox-static bash-static util-linux
 )

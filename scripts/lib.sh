@@ -171,6 +171,70 @@ posting_prefix() {
 	postings_conf | awk -F'\t' -v p="$1" '$1 == p { print $2 }'
 }
 
+# ----------------------------------------------------------- Debian apt
+#
+# Downloads from the machine's Debian archive with a private apt state in
+# $KSERIES_DL: the system's apt configuration is not touched.
+KSERIES_DL=$KSERIES_CACHE/dl
+
+# The URI of the machine's Debian archive, from its apt sources (deb822
+# or one-line format), skipping security and third-party archives.
+debian_archive_uri() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		awk -v RS= '
+			/(^|\n)Types:[^\n]*deb/ && /(^|\n)Suites:[^\n]*(buster|bullseye|bookworm|trixie|forky|sid|stable|testing|unstable)/ &&
+			!/(^|\n)Suites:[^\n]*-security/ && /debian-archive-keyring|(^|\n)URIs:[^\n]*\/debian\/?(\n|$)/ {
+				if (match($0, /(^|\n)URIs:[ \t]*[^ \t\n]+/)) {
+					s = substr($0, RSTART, RLENGTH); sub(/^\n?URIs:[ \t]*/, "", s); print s; exit
+				}
+			}' "$f"
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -r "$f" ] || continue
+		awk '$1 == "deb" {
+			i = 2; if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+			if ($(i + 1) !~ /-security/ && $(i + 1) ~ /^(buster|bullseye|bookworm|trixie|forky|sid|stable|testing|unstable)/) { print $i; exit }
+		}' "$f"
+	done
+}
+
+# apt with the private state in $KSERIES_DL: apt_private TYPES CMD ARGS...
+# (TYPES "deb" or "deb-src").
+apt_private() {
+	local types=$1 cmd=$2 uri dir=$KSERIES_DL/apt-${1}
+	shift 2
+	if [ ! -f "$dir/sources.list.d/kseries.sources" ]; then
+		uri=$(debian_archive_uri | head -n 1)
+		[ -n "$uri" ] || die "no Debian archive found in the apt sources of this machine"
+		mkdir -p "$dir/sources.list.d" "$dir/lists/partial" "$dir/cache/archives/partial"
+		: >"$dir/sources.list"
+		cat >"$dir/sources.list.d/kseries.sources" <<-EOF
+		Types: $types
+		URIs: $uri
+		Suites: $BASE_SUITE
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+		EOF
+	fi
+	"$cmd" -o Dir::Etc::SourceList="$dir/sources.list" \
+		-o Dir::Etc::SourceParts="$dir/sources.list.d" \
+		-o Dir::State::Lists="$dir/lists" \
+		-o Dir::Cache="$dir/cache" \
+		-o Debug::NoLocking=1 \
+		${KSERIES_APT_SANDBOX:+-o APT::Sandbox::User="$KSERIES_APT_SANDBOX"} "$@"
+}
+[ "$(id -u)" -ne 0 ] || KSERIES_APT_SANDBOX=root
+
+# apt-get update of the private list, at most once an hour.
+apt_private_update() {
+	local stamp=$KSERIES_DL/apt-$1/updated
+	[ -n "$(find "$stamp" -mmin -60 2>/dev/null)" ] && return 0
+	apt_private "$1" apt-get -qq update >&2 || die "apt-get update of $BASE_SUITE ($1) failed"
+	touch "$stamp"
+}
+
 # ------------------------------------------------------------------- git
 #
 # git as the scripts run it: no user or system configuration (so results

@@ -1,32 +1,53 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Run every test of the series: lint, apply, build, then one boot of the
-# test VM that runs the KUnit suites and kselftests of the plan.  Every
-# test case is a line in $KSERIES_RUN/results.tsv; the run ends with
+# Run every test of the series: the stages in scripts/stages/, in order.
+# Each stage is a script that prints result lines
+#   STATUS<TAB>NAME<TAB>DETAIL     (STATUS: PASS, FAIL or SKIP)
+# on stdout and its log on stderr ($KSERIES_RUN/logs/STAGE.log).  The run
+# ends with
 #   N passed, N failed, N skipped
-# and fails if any case failed.
+# and fails if any case failed.  A stage fails as a whole, naming itself,
+# when it reports nothing, prints a line that is not a result, exits with
+# an error without reporting a failure, or skips without a reason.  When
+# one of the stages the others build on (setup, apply, build) fails, the
+# rest are not run and fail as "not run".
 #
-# Environment: KERNEL_TREE=/path (see fetch-base.sh), KSERIES_CACHE,
-# KSERIES_VM_TIMEOUT (seconds, default 2400).
+#   test.sh                    every stage
+#   test.sh STAGE...           only these (e.g. "lint vm"): for iterating;
+#                              CI runs them all
 #
-# The run tests patches/ as committed, never the developer's work tree: it
-# applies the series in a tree of its own, $KSERIES_CACHE/ci/{linux,build,run}
-# (set KSERIES_TREE, KSERIES_BUILD, KSERIES_RUN to override), rebuilt from
-# patches/ on every run.  ccache makes the build incremental anyway.
+# The run tests patches/ as committed, never the developer's work tree:
+# it applies the series in a disposable tree of its own,
+# $KSERIES_CACHE/ci/{linux,build,run}, replaced when the base moves.
+# ccache (and the apply step, which touches only files that change) make
+# a second run incremental.
 ci_root=${KSERIES_CACHE:-$HOME/.cache/kseries}/ci
-export KSERIES_TREE=${KSERIES_TREE:-$ci_root/linux}
-export KSERIES_BUILD=${KSERIES_BUILD:-$ci_root/build}
-export KSERIES_RUN=${KSERIES_RUN:-$ci_root/run}
+export KSERIES_WORKTREE=$ci_root/linux
+export KSERIES_BUILD=$ci_root/build
+export KSERIES_RUN=$ci_root/run
+export KSERIES_DISPOSABLE=1
 . "$(dirname "$0")/lib.sh"
 
-mkdir -p "$KSERIES_RUN"
+STAGES=$KSERIES_REPO/scripts/stages
+REQUIRED="setup apply build"
+mkdir -p "$KSERIES_RUN/logs"
 RESULTS=$KSERIES_RUN/results.tsv
 export KSERIES_TIMES=$KSERIES_RUN/times
 : >"$RESULTS"
 : >"$KSERIES_TIMES"
+rm -f "$KSERIES_RUN"/logs/*.log
 T0=$(date +%s)
 
-result() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >>"$RESULTS"; }
+# Stage names: the file names without the NN- order prefix.
+stage_name() { basename "$1" .sh | sed 's/^[0-9]*-//'; }
+
+want=("$@")
+selected() {
+	[ ${#want[@]} -eq 0 ] && return 0
+	local w
+	for w in "${want[@]}"; do [ "$w" != "$1" ] || return 0; done
+	return 1
+}
 
 summary() {
 	local pass fail skip
@@ -38,70 +59,53 @@ summary() {
 	cat "$KSERIES_TIMES"
 	printf '%-28s %8ss\n' total "$(($(date +%s) - T0))"
 	echo
-	echo "== test cases ($RESULTS)"
+	echo "== test cases ($RESULTS, logs in $KSERIES_RUN/logs)"
 	awk -F'\t' '$1 == "FAIL" { printf "FAIL %s%s\n", $2, ($3 != "" ? "  (" $3 ")" : "") }
 		$1 == "SKIP" { n[$3]++ }
-		END { for (r in n) printf "SKIP %d case(s): %s\n", n[r], (r != "" ? r : "no reason given") }' "$RESULTS" | sort
+		END { for (r in n) printf "SKIP %d case(s): %s\n", n[r], r }' "$RESULTS" | sort
 	echo "$pass passed, $fail failed, $skip skipped"
 	[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
 }
 
-# A stage that fails ends the run: what it would have tested is failed.
-abort() {
-	result FAIL "$1" "$2"
-	summary
-	exit 1
+# Run one stage and check what it reported.  Returns 1 if it failed.
+run_stage() {
+	local script=$1 name out log rc bad n
+	name=$(stage_name "$script")
+	out=$KSERIES_RUN/logs/$name.results
+	log=$KSERIES_RUN/logs/$name.log
+	stage_begin "$name"
+	bash "$script" >"$out" 2>"$log"
+	rc=$?
+	stage_end
+	# Lines that are not results, skips without a reason.
+	bad=$(grep -v -E $'^(PASS|FAIL|SKIP)\t[^\t]+\t' "$out" | head -n 3 | tr '\n' ' ')
+	awk -F'\t' '$1 == "SKIP" && $3 == "" { $1 = "FAIL"; $3 = "skipped without a reason"; print; next }
+		/^(PASS|FAIL|SKIP)\t[^\t]+\t/ { print }' OFS='\t' "$out" >>"$RESULTS"
+	n=$(grep -c -E $'^(PASS|FAIL|SKIP)\t' "$out")
+	[ -z "$bad" ] || result FAIL "$name:stage" "printed lines that are not results: $bad" >>"$RESULTS"
+	[ "$n" -gt 0 ] || result FAIL "$name:stage" "reported no result (status $rc), see $log" >>"$RESULTS"
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$out"; then
+		result FAIL "$name:stage" "exited with status $rc without reporting a failure, see $log" >>"$RESULTS"
+	fi
+	if [ $rc -ne 0 ] || grep -q '^FAIL' "$out" || [ -n "$bad" ] || [ "$n" -eq 0 ]; then
+		printf -- '--- %s failed; the end of %s:\n' "$name" "$log" >&2
+		tail -n 25 "$log" >&2
+		return 1
+	fi
+	return 0
 }
 
-stage_begin deps
-bash "$KSERIES_REPO/scripts/deps.sh" || abort setup:deps "installing packages failed"
-stage_end
-
-stage_begin fetch-base
-bash "$KSERIES_REPO/scripts/fetch-base.sh" || abort setup:fetch-base "no base tree"
-stage_end
-
-stage_begin lint
-bash "$KSERIES_REPO/scripts/lint-series.sh" >>"$RESULTS"
-stage_end
-
-stage_begin apply
-if out=$(KSERIES_FORCE=1 bash "$KSERIES_REPO/scripts/apply.sh" 2>&1); then
-	series_patches | sed 's/^/PASS\tapply:/' >>"$RESULTS"
-	printf '%s\n' "$out" | tail -n 1
-else
-	printf '%s\n' "$out" >&2
-	abort apply "$(grep -m1 '^error:' <<<"$out")"
-fi
-stage_end
-
-stage_begin export-check
-if bash "$KSERIES_REPO/scripts/export.sh" --check; then
-	result PASS lint:export "patches/ is what export.sh writes"
-else
-	result FAIL lint:export "patches/ is not what export.sh writes from the applied series"
-fi
-stage_end
-
-# Build, boot, run the VM plan.
-if ! bash "$KSERIES_REPO/scripts/check-tree.sh" >>"$RESULTS"; then
-	summary
-	exit 1
-fi
-
-# What reviewers check: each patch builds, no new W=1/sparse/kernel-doc/
-# coccinelle findings, docs, MAINTAINERS, the mails and their git am/b4 am.
-if [ "${KSERIES_REVIEW_CHECKS:-1}" = 1 ]; then
-	with_build_lock bash "$KSERIES_REPO/scripts/review.sh" >>"$RESULTS" ||
-		result FAIL review "review.sh failed to run"
-	stage_begin review-docs
-	bash "$KSERIES_REPO/scripts/check-docs.sh" >>"$RESULTS" || result FAIL review:docs "check-docs.sh failed to run"
-	bash "$KSERIES_REPO/scripts/check-maintainers.sh" >>"$RESULTS" ||
-		result FAIL review:maintainers "check-maintainers.sh failed to run"
-	stage_end
-	stage_begin review-mbox
-	bash "$KSERIES_REPO/scripts/mbox.sh" --check >>"$RESULTS" || result FAIL review:mbox "mbox.sh failed to run"
-	stage_end
-fi
+stopped=
+for script in "$STAGES"/[0-9]*.sh; do
+	name=$(stage_name "$script")
+	selected "$name" || continue
+	if [ -n "$stopped" ]; then
+		result FAIL "$name:stage" "not run: stage $stopped failed" >>"$RESULTS"
+		continue
+	fi
+	if ! run_stage "$script" && grep -qw "$name" <<<"$REQUIRED"; then
+		stopped=$name
+	fi
+done
 
 summary

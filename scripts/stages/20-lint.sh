@@ -1,49 +1,56 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Lint the series as files (no kernel tree needed but for checkpatch.pl):
-#   - series lists exactly the patch files of patches/ (but the cover letter)
-#   - the cover letter is filled in and names the base
-#   - each patch: a "subsystem: summary" subject, a Signed-off-by of its
-#     author, and scripts/checkpatch.pl --strict without a finding
+# Stage lint: the series as files (no kernel build; checkpatch.pl comes
+# from the base tree):
+#   lint:series                  series lists exactly the patch files of
+#                                patches/ (but the cover letters)
+#   lint:cover-letter:<posting>  filled in, names the base commit and the
+#                                upstream tag it applies to
+#   lint:format:<patch>          a "subsystem: summary" subject and a
+#                                Signed-off-by of its author
+#   lint:checkpatch:<patch>      scripts/checkpatch.pl --strict finds nothing
+# checkpatch's verdict on a patch file is cached by the file's content and
+# the checkpatch version (a second run re-checks only changed patches).
 #
 # Two checkpatch types are ignored, because they cannot work on this base:
 #   UNKNOWN_COMMIT_ID   the base is a one-commit import without upstream
 #                       history, so every upstream id in a Fixes: tag is
 #                       "unknown" (the tag's form is still checked)
 #   FILE_PATH_CHANGES   "does MAINTAINERS need updating?" on every new file;
-#                       MAINTAINERS coverage is checked by check-maintainers.sh
+#                       MAINTAINERS coverage is checked by the docs stage
 # and one finding is dropped: CamelCase on an AMD register name (mmFOO_BAR,
 # regFOO_BAR, ixFOO, smnFOO) that the generated register headers under
 # drivers/gpu/drm/amd/include/asic_reg/ define.  amdgpu code can only name
 # registers that way; checkpatch knows CamelCase names of include/ only.
-# Prints one result line per case (STATUS<TAB>NAME<TAB>DETAIL).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
-result() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}"; }
-
-P=$KSERIES_REPO/patches
-checkpatch=$KSERIES_TREE/scripts/checkpatch.pl
+P=$KSERIES_PATCHES
+checkpatch=$KSERIES_WORKTREE/scripts/checkpatch.pl
+cache=$KSERIES_CACHE/results/checkpatch
+mkdir -p "$cache"
 
 listed=$(series_patches | sort)
-present=$( (cd "$P" && ls *.patch 2>/dev/null) | grep -v '^0000-cover-letter\.patch$' | sort)
+present=$( (cd "$P" && find . -mindepth 2 -name '*.patch' ! -name 0000-cover-letter.patch | sed 's|^\./||') | sort)
 if [ "$listed" = "$present" ]; then
-	result PASS lint:series "$(wc -w <<<"$listed") patches"
+	result PASS lint:series "$(wc -w <<<"$listed") patches in $(series_postings | wc -l) postings"
 else
 	result FAIL lint:series "only in series: $(comm -23 <(echo "$listed") <(echo "$present") | tr '\n' ' ')only in patches/: $(comm -13 <(echo "$listed") <(echo "$present") | tr '\n' ' ')"
 fi
 
-if [ -n "$present" ]; then
-	c=$P/0000-cover-letter.patch
+while read -r posting; do
+	c=$(cover_letter "$posting")
 	if [ ! -f "$c" ]; then
-		result FAIL lint:cover-letter "patches/0000-cover-letter.patch is missing"
+		result FAIL "lint:cover-letter:$posting" "patches/$posting/0000-cover-letter.patch is missing"
 	elif grep -q '\*\*\* \(SUBJECT\|BLURB\) HERE \*\*\*' "$c"; then
-		result FAIL lint:cover-letter "still the format-patch template"
+		result FAIL "lint:cover-letter:$posting" "still the format-patch template"
 	elif ! grep -q "^base-commit: $BASE_COMMIT\$" "$c"; then
-		result FAIL lint:cover-letter "no base-commit: $BASE_COMMIT line"
+		result FAIL "lint:cover-letter:$posting" "no base-commit: $BASE_COMMIT line"
+	elif ! grep -qw "$BASE_UPSTREAM_TAG" "$c"; then
+		result FAIL "lint:cover-letter:$posting" "does not name $BASE_UPSTREAM_TAG, the upstream tag the posting applies to"
 	else
-		result PASS lint:cover-letter
+		result PASS "lint:cover-letter:$posting"
 	fi
-fi
+done < <(series_postings)
 
 # checkpatch output (findings separated by blank lines) without the
 # CamelCase findings on AMD register names.
@@ -63,9 +70,11 @@ keep_finding() {
 	local name
 	name=$(sed -n '1s/^CHECK:CAMELCASE: Avoid CamelCase: <\(\(mm\|reg\|ix\|smn\)[A-Z0-9_]*\)>$/\1/p' <<<"$1")
 	[ -z "$name" ] && return 0
-	! grep -rqw -- "$name" "$KSERIES_TREE/drivers/gpu/drm/amd/include/asic_reg"
+	! grep -rqw -- "$name" "$KSERIES_WORKTREE/drivers/gpu/drm/amd/include/asic_reg"
 }
 
+cp_key=$(printf '%s\n' "$checkpatch" "$KSERIES_WORKTREE/scripts/spelling.txt" \
+	"$KSERIES_WORKTREE/scripts/const_structs.checkpatch" "${BASH_SOURCE[0]}" | hash_files)
 for p in $listed; do
 	f=$P/$p
 	[ -f "$f" ] || continue
@@ -83,13 +92,26 @@ for p in $listed; do
 		result FAIL "lint:format:$p" "$why"
 	fi
 
-	if [ ! -x "$checkpatch" ]; then
+	if [ ! -f "$checkpatch" ]; then
 		result FAIL "lint:checkpatch:$p" "no $checkpatch (run scripts/fetch-base.sh)"
 		continue
 	fi
-	cp_out=$(cd "$KSERIES_TREE" && perl "$checkpatch" --strict --quiet --no-summary \
-		--show-types --ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$f" 2>&1 |
-		drop_register_camelcase)
+	key=$cache/$(sha256sum "$f" | cut -c1-16)-$cp_key
+	if [ ! -f "$key" ]; then
+		# Status 0: clean, 1: findings; anything else: checkpatch failed.
+		(cd "$KSERIES_WORKTREE" && perl "$checkpatch" --strict --quiet --no-summary \
+			--show-types --ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$f") >"$key.raw" 2>&1
+		rc=$?
+		if [ $rc -le 1 ]; then
+			drop_register_camelcase <"$key.raw" >"$key"
+		else
+			result FAIL "lint:checkpatch:$p" "checkpatch.pl failed (status $rc): $(tail -n 2 "$key.raw" | tr '\n' ' ')"
+			rm -f "$key.raw"
+			continue
+		fi
+		rm -f "$key.raw"
+	fi
+	cp_out=$(cat "$key")
 	if [ -z "$cp_out" ]; then
 		result PASS "lint:checkpatch:$p"
 	else
