@@ -18,13 +18,18 @@
 # own tree).
 #
 #   apply.sh            as above
-#   apply.sh --check    also apply each posting alone on the base; print
+#   apply.sh --check    also apply each posting alone on the base (its tip
+#                       becomes refs/kseries/alone/<posting>); print
 #                       result lines (STATUS<TAB>NAME<TAB>DETAIL)
 . "$(dirname "$0")/lib.sh"
 
 check=0
 case ${1:-} in
---check) check=1 ;;
+--check)
+	check=1
+	# stdout is for result lines then.
+	exec 3>&1 1>&2
+	;;
 "") ;;
 *) die "usage: $0 [--check]" ;;
 esac
@@ -39,6 +44,7 @@ for p in "${patches[@]}"; do
 done
 
 base=$(ktree_git rev-parse "$KSERIES_BASE_TAG") || die "no $KSERIES_BASE_TAG in $KSERIES_WORKTREE"
+make_owned_dir "$KSERIES_SCRATCH"
 head=$(ktree_git rev-parse -q --verify "refs/heads/$KSERIES_BRANCH")
 
 # Apply FILES on REV; print the tip.  On failure, explain and fail.
@@ -98,13 +104,16 @@ fi
 [ $check = 1 ] || exit 0
 
 # Each posting alone on the base.
+exec 1>&3
 result PASS "apply:series" "${#patches[@]} patches in order on the base: $(ktree_git rev-parse --short "$tip")"
 while read -r posting; do
 	mapfile -t pp < <(posting_patches "$posting")
-	if out=$(apply_files "$posting" "$base" "${pp[@]/#/$KSERIES_PATCHES/}" 2>&1); then
+	if alone=$(apply_files "$posting" "$base" "${pp[@]/#/$KSERIES_PATCHES/}" 2>"$KSERIES_SCRATCH/alone.log"); then
+		# The bisect stage builds it: refs/kseries/alone/<posting>.
+		ktree_git update-ref "refs/kseries/alone/$posting" "$alone"
 		result PASS "apply:alone:$posting" "${#pp[@]} patches on the base without the other postings"
 	else
-		printf '%s\n' "$out" >&2
-		result FAIL "apply:alone:$posting" "$(grep -m1 '^error:' <<<"$out")"
+		cat "$KSERIES_SCRATCH/alone.log" >&2
+		result FAIL "apply:alone:$posting" "$(grep -m1 '^error:' "$KSERIES_SCRATCH/alone.log")"
 	fi
 done < <(series_postings)

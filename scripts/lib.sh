@@ -311,7 +311,7 @@ patch_paths() {
 # git am of mbox/patch files on REV in a sparse scratch worktree (only the
 # paths they touch are checked out: seconds, not minutes).  Prints the
 # resulting commit; git am's output goes to LOG.
-#   [AM_OPTS=...] am_on REV LOG FILE...
+#   [AM_OPTS=...] am_on REV LOG FILE...   (AM_OPTS default: --3way)
 am_on() {
 	local rev=$1 log=$2 wt rc=0
 	shift 2
@@ -322,7 +322,7 @@ am_on() {
 		return 1
 	fi
 	# shellcheck disable=SC2086
-	if xgit -C "$wt/tree" am --3way --committer-date-is-author-date ${AM_OPTS:-} "$@" >>"$log" 2>&1; then
+	if xgit -C "$wt/tree" am --committer-date-is-author-date ${AM_OPTS:---3way} "$@" >>"$log" 2>&1; then
 		xgit -C "$wt/tree" rev-parse HEAD
 	else
 		rc=1
@@ -366,4 +366,106 @@ hash_files() {
 		printf '%s\n' "$f"
 		[ ! -f "$f" ] || cat "$f"
 	done | sha256sum | cut -c1-16
+}
+
+# ---------------------------------------------------------------- review
+#
+# The review checkout: a second, detached worktree of the work tree's
+# repository, $KSERIES_REVIEW/linux, where the bisect, static and review
+# checks check out one commit after another (only changed files are
+# rewritten, so kbuild rebuilds only what they reach), with build
+# directories of its own beside it.  A checkout left pointing into a
+# repository that was replaced (a base bump) is recreated.
+KSERIES_REVIEW=${KSERIES_REVIEW:-$(dirname "$KSERIES_WORKTREE")/review}
+REVIEW_TREE=$KSERIES_REVIEW/linux
+
+rgit() { xgit -C "$REVIEW_TREE" "$@"; }
+
+review_checkout() {
+	local common
+	common=$(rgit rev-parse --path-format=absolute --git-common-dir 2>/dev/null)
+	if [ -z "$common" ] || [ "$common" != "$(ktree_git rev-parse --path-format=absolute --git-common-dir)" ]; then
+		[ ! -e "$REVIEW_TREE" ] || info "review: recreating $REVIEW_TREE (not a worktree of $KSERIES_WORKTREE)" >&2
+		remove_owned_dir "$REVIEW_TREE"
+		ktree_git worktree prune
+		make_owned_dir "$KSERIES_REVIEW"
+		ktree_git worktree add -q --detach "$REVIEW_TREE" "$1" >&2 || die "git worktree add $REVIEW_TREE failed"
+	fi
+	rgit checkout -q -f --detach "$1" || die "checkout of $1 in $REVIEW_TREE failed"
+}
+
+# A build directory for the review checkout with the test kernel's
+# .config: review_build DIR [make args...] (e.g. LLVM=-19).
+review_configure() {
+	local dir=$1
+	shift
+	[ -f "$KSERIES_BUILD/.config" ] || die "no $KSERIES_BUILD/.config: build the series first (build-kernel.sh)"
+	mkdir -p "$dir"
+	if ! cmp -s "$KSERIES_BUILD/.config" "$dir/.config.from"; then
+		cp "$KSERIES_BUILD/.config" "$dir/.config"
+		cp "$KSERIES_BUILD/.config" "$dir/.config.from"
+	fi
+	kmake "$REVIEW_TREE" "$dir" -s "$@" olddefconfig >&2 || die "make olddefconfig in $dir failed"
+}
+
+# The kbuild target of a kernel .c file.  amdkfd is built by amdgpu's
+# Makefile (AMDKFD_PATH := ../amdkfd), so its objects are named from there.
+obj_of() {
+	case $1 in
+	drivers/gpu/drm/amd/amdkfd/*) echo "drivers/gpu/drm/amd/amdgpu/../amdkfd/$(basename "${1%.c}").o" ;;
+	*) echo "${1%.c}.o" ;;
+	esac
+}
+
+# Kernel .c files of a file list (stdin): not tools/, scripts/, Documentation/.
+kernel_c() { grep -E '\.c$' | grep -vE '^(tools|scripts|Documentation|samples)/' || true; }
+
+# Files a commit touches (added, modified or renamed; not deleted).
+commit_files() { ktree_git diff-tree --no-commit-id -r --name-only --diff-filter=AMR "$1^" "$1"; }
+
+# Every file the commits base..tip touch.
+series_files() { ktree_git diff --name-only --diff-filter=AMR "$1" "$2"; }
+
+# The .c files of the series that the test kernel builds (those with a
+# .cmd file in $KSERIES_BUILD): the others are not compiled by any check.
+built_c() {
+	local f
+	while read -r f; do
+		[ -f "$KSERIES_BUILD/$(dirname "$(obj_of "$f")")/.$(basename "$(obj_of "$f")").cmd" ] && printf '%s\n' "$f"
+	done
+}
+
+# Warnings of a build log, normalized: "path: text" without line:column,
+# paths relative to the tree, then counted ("N path: warning: text").
+norm_warnings() {
+	local tree=$1 build=$2 rel
+	rel=$(realpath -m --relative-to="$build" "$tree")
+	sed -n -e "s|$tree/||g" -e "s|^$rel/||" \
+		-e 's/^\([^ :]*\):[0-9]*:[0-9]*: \(warning\|error\): /\1: \2: /p' \
+		-e 's/^\([^ :]*\):[0-9]*: \(warning\|error\): /\1: \2: /p' |
+		sort | uniq -c | sed 's/^ *//'
+}
+
+# Lines of count list $2 with a count above what list $1 has.
+new_lines() {
+	awk 'FILENAME == ARGV[1] { n = $1; $1 = ""; have[$0] = n; next }
+		{ n = $1; $1 = ""; if (n > have[$0] + 0) printf "%d x%s\n", n - have[$0], $0 }' "$1" "$2"
+}
+
+# kernel-doc -none of files (paths in the review tree), normalized and
+# counted like norm_warnings.  kernel-doc exits 0 whatever happens: a
+# Python traceback or an "Error:" line is its failure, and fails this.
+kdoc() {
+	local f raw
+	raw=$(for f in "$@"; do
+		[ -f "$REVIEW_TREE/$f" ] || continue
+		(cd "$REVIEW_TREE" && python3 scripts/kernel-doc -none "$f" 2>&1)
+	done)
+	if grep -qE '^(Traceback|Error: )' <<<"$raw"; then
+		printf 'kernel-doc failed: %s\n' "$(grep -m1 -E '^(Traceback|Error: )' <<<"$raw")" >&2
+		return 1
+	fi
+	sed -e 's/^\(Warning\|warning\|WARNING\): *//' -e 's/:[0-9]\+\( \|:\)/\1/' <<<"$raw" |
+		grep -v '^$' | sort | uniq -c | sed 's/^ *//'
+	return 0
 }

@@ -1,0 +1,319 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Turn the postings into mail with b4 (Debian's b4 0.12): b4 prep keeps
+# each posting on a branch b4/<posting> (cover letter in the branch
+# description), b4 prep --auto-to-cc fills To/Cc from the tree's
+# scripts/get_maintainer.pl (maintainers and reviewers To, lists Cc), and
+# b4 send writes, reflects or sends the mails (threading, Message-Ids).
+#
+#   send.sh --dry-run [POSTING...]  write the mails to $KSERIES_RUN/outgoing/
+#                                   POSTING/ and POSTING.mbox (nothing sent)
+#   send.sh --reflect [POSTING...]  b4 send --reflect: to yourself only
+#   send.sh --send [POSTING...]     b4 send: to the lists (asks first)
+#   send.sh --check                 CI: mail under a test identity, then
+#                                   prove it (result lines, see below)
+#
+# The sender: the project's git identity is not a person and cannot
+# certify the DCO, so the mails are sent by you.  Your identity comes from
+# your own git configuration (user.name/user.email, or sendemail.from);
+# each patch gets you as its author (From:) and your Signed-off-by in
+# place of the placeholder's, and the script refuses to write sendable
+# mail when there is no identity or it is a placeholder (the committed
+# patches' author, or an address at .invalid/.example/.test/localhost or
+# a noreply address).  The committed patches stay as they are.  b4 keeps
+# its revision tracking in the work tree's repository, so a second
+# posting becomes v2.
+#
+# --check (what scripts/test.sh runs) prints result lines:
+#   mail:refuses-placeholder      --dry-run refuses the placeholder identity
+#   mail:b4-send:<posting>        b4 send -o wrote cover letter and patches,
+#                                 From: and Signed-off-by: of the sender,
+#                                 To: filled
+#   mail:git-am:<posting>         git am of the posting's patch mails on a fresh
+#                                 base gives the tree of the posting alone
+#   mail:b4-am:<posting>          b4 am of the same mbox, then git am, same
+#   mail:git-am:series            all postings' patch mails in order give the
+#                                 series' tree
+. "$(dirname "$0")/lib.sh"
+
+mode=${1:-}
+case $mode in
+--dry-run | --reflect | --send | --check) shift ;;
+*) die "usage: $0 --dry-run|--reflect|--send|--check [POSTING...]" ;;
+esac
+if [ $# -gt 0 ]; then
+	postings=("$@")
+else
+	mapfile -t postings < <(series_postings)
+fi
+command -v b4 >/dev/null || die "b4 is not installed (scripts/deps.sh)"
+
+out=$KSERIES_RUN/outgoing
+base=$(ktree_git rev-parse "$KSERIES_BASE_TAG") || die "no $KSERIES_BASE_TAG in $KSERIES_WORKTREE (scripts/apply.sh)"
+
+# The author of the committed patches: the project's identity.
+project_ident() {
+	local p
+	p=$(posting_patches "$(series_postings | head -n 1)" | head -n 1)
+	git mailinfo /dev/null /dev/null <"$KSERIES_PATCHES/$p" |
+		awk '/^Author: / { sub(/^Author: /, ""); n = $0 } /^Email: / { sub(/^Email: /, ""); e = $0 } END { printf "%s <%s>\n", n, e }'
+}
+
+# Why IDENT ("Name <email>") cannot send, or nothing.
+unsendable() {
+	local ident=$1 email
+	email=$(sed -n 's/.*<\(.*\)>.*/\1/p' <<<"$ident")
+	if [ -z "$email" ] || [ -z "${ident%%<*}" ] || [ "${ident%% <*}" = "" ]; then
+		echo "no sender identity: set user.name and user.email in your git configuration"
+	elif [ "$ident" = "$(project_ident)" ]; then
+		echo "$ident is the project's placeholder identity (the committed patches' author), not a person"
+	elif grep -qiE '(\.invalid|\.example|\.test|\.localhost|@localhost|@example\.(com|org|net))$|no-?reply' <<<"$email"; then
+		echo "$ident is not an address mail can be sent from (placeholder domain or noreply)"
+	fi
+}
+
+# The sender from the user's own git configuration (the work tree's
+# repository config may not say otherwise: it is the workbench's).
+sender_ident() {
+	local from name email
+	from=$(GIT_CONFIG_NOSYSTEM=1 git config --global sendemail.from 2>/dev/null)
+	if [ -n "$from" ]; then
+		printf '%s\n' "$from"
+		return
+	fi
+	name=$(git config --global user.name 2>/dev/null)
+	email=$(git config --global user.email 2>/dev/null)
+	[ -z "$name$email" ] || printf '%s <%s>\n' "$name" "$email"
+}
+
+# The posting's commits alone on the base, rewritten for SENDER: author
+# and committer are the sender, whose Signed-off-by replaces the
+# project's.  Prints the new tip.
+rewrite_for_sender() {
+	local posting=$1 sender=$2 sname semail project tip parent c msg log
+	sname=${sender% <*} semail=$(sed -n 's/.*<\(.*\)>.*/\1/p' <<<"$sender")
+	project=$(project_ident)
+	mapfile -t pp < <(posting_patches "$posting")
+	log=$(mktemp)
+	tip=$(am_on "$base" "$log" "${pp[@]/#/$KSERIES_PATCHES/}") || {
+		cat "$log" >&2
+		rm -f "$log"
+		die "posting $posting does not apply alone on the base"
+	}
+	rm -f "$log"
+	parent=$base
+	for c in $(ktree_git rev-list --reverse "$base..$tip"); do
+		msg=$(ktree_git log -1 --format=%B "$c" |
+			awk -v old="Signed-off-by: $project" -v new="Signed-off-by: $sender" '
+				$0 == new { next }
+				$0 == old { print new; next }
+				{ print }')
+		grep -qxF "Signed-off-by: $sender" <<<"$msg" || msg+=$'\n'"Signed-off-by: $sender"
+		parent=$(GIT_AUTHOR_NAME=$sname GIT_AUTHOR_EMAIL=$semail \
+			GIT_AUTHOR_DATE="$(ktree_git log -1 --format=%aD "$c")" \
+			GIT_COMMITTER_NAME=$sname GIT_COMMITTER_EMAIL=$semail \
+			GIT_COMMITTER_DATE="$(ktree_git log -1 --format=%aD "$c")" \
+			ktree_git commit-tree "$c^{tree}" -p "$parent" -F - <<<"$msg") || die "commit-tree failed"
+	done
+	printf '%s\n' "$parent"
+}
+
+# b4 prep state of a posting: branch b4/<posting> in the work tree's
+# repository, checked out in a sparse worktree that holds what
+# get_maintainer.pl reads.  b4's settings are passed in the environment
+# (b4 reads git config): the cover letter in a commit before the patches.
+B4_MARKER="--- b4-submit-tracking ---"
+B4CFG=("b4.prep-cover-strategy=commit"
+	"b4.send-auto-to-cmd=perl scripts/get_maintainer.pl --no-tree --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nos --nol"
+	"b4.send-auto-cc-cmd=perl scripts/get_maintainer.pl --no-tree --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nos --nom")
+# b4's branches: b4/<posting>, or b4-check/<posting> for --check (thrown
+# away: it must not touch what a real posting tracks).
+B4_PREFIX=b4
+
+b4_in() {
+	local wt=$1
+	shift
+	(cd "$wt" && GIT_CONFIG_PARAMETERS="$(printf "'%s' " "${B4CFG[@]}")" b4 "$@")
+}
+
+prep_posting() {
+	local posting=$1 sender=$2 wt=$3 branch=$B4_PREFIX/$1 tip prefixes desc tracking old cover c
+	tip=$(rewrite_for_sender "$posting" "$sender") || exit 1
+	# b4's tracking (revision, change-id, sent history) lives in the cover
+	# commit of the branch: keep it across runs, start it once.
+	old=$(ktree_git log -1 --format=%B --grep="$B4_MARKER" -F "$branch" 2>/dev/null |
+		sed -n "/^$B4_MARKER\$/,\$p" | sed '1,2d')
+	if [ -n "$old" ]; then
+		tracking=$old
+	else
+		prefixes=$(posting_prefix "$posting" | sed 's/\bPATCH\b//' | xargs)
+		tracking=$(printf '{\n  "series": {\n    "revision": 1,\n    "change-id": "%s-%s-%s",\n    "base-branch": null,\n    "prefixes": [%s]\n  }\n}' \
+			"$(date -u +%Y%m%d)" "$posting" "$(printf '%s' "$posting$BASE_COMMIT" | sha1sum | cut -c1-12)" \
+			"$(for p in $prefixes; do printf '"%s"' "$p"; done | sed 's/""/", "/g')")
+	fi
+	desc=$(awk '
+		!hdr && /^Subject: / { s = $0; sub(/^Subject: *(\[[^]]*\] *)?/, "", s); insubj = 1; next }
+		!hdr && insubj && /^[ \t]/ { t = $0; sub(/^[ \t]+/, " ", t); s = s t; next }
+		!hdr && /^$/ { hdr = 1; printf "%s\n\n", s; next }
+		!hdr { insubj = 0; next }
+		/^[^ \t].* \([0-9]+\):$/ { exit }
+		{ print }' "$(cover_letter "$posting")")
+	# b4's "commit" cover strategy: an empty commit on the base holds the
+	# cover letter, the patches follow.  (b4 0.12's branch-description
+	# strategy names the base's parent as base-commit.)
+	cover=$(printf '%s\n\n%s\n# This section is used internally by b4 prep for tracking purposes.\n%s\n' \
+		"$desc" "$B4_MARKER" "$tracking" | ktree_git commit-tree "$base^{tree}" -p "$base" -F -) ||
+		die "cover commit failed"
+	c=$cover
+	for tip in $(ktree_git rev-list --reverse "$base..$tip"); do
+		c=$(GIT_AUTHOR_NAME=$(ktree_git log -1 --format=%an "$tip") GIT_AUTHOR_EMAIL=$(ktree_git log -1 --format=%ae "$tip") \
+			GIT_AUTHOR_DATE=$(ktree_git log -1 --format=%aD "$tip") \
+			GIT_COMMITTER_NAME=$(ktree_git log -1 --format=%cn "$tip") GIT_COMMITTER_EMAIL=$(ktree_git log -1 --format=%ce "$tip") \
+			ktree_git commit-tree "$tip^{tree}" -p "$c" -F <(ktree_git log -1 --format=%B "$tip")) ||
+			die "commit-tree failed"
+	done
+	ktree_git branch -f "$branch" "$c" >/dev/null
+	if [ ! -e "$wt/.git" ]; then
+		remove_owned_dir "$wt"
+		ktree_git worktree prune
+		printf '/MAINTAINERS\n/.get_maintainer.ignore\n/.mailmap\n/scripts/get_maintainer.pl\n' |
+			sparse_worktree "$wt" "$branch" >&2 || die "worktree for $branch failed"
+	fi
+	xgit -C "$wt" checkout -q -f "$branch" || die "checkout of $branch failed"
+	b4_in "$wt" prep --auto-to-cc >&2 || die "b4 prep --auto-to-cc of $posting failed"
+}
+
+# The messages b4 send -o wrote (one file each, in order) as an mboxrd.
+to_mbox() {
+	python3 - "$@" <<'PY'
+import mailbox, sys
+out = mailbox.mbox(sys.argv[1], create=True)
+for path in sys.argv[2:]:
+    with open(path, 'rb') as f:
+        out.add(mailbox.mboxMessage(f.read()))
+out.flush()
+PY
+}
+
+# An mbox with every header on one line.
+unfold_headers() {
+	awk '/^From / { if (h != "") print h; h = ""; print; hdr = 1; next }
+		!hdr { print; next }
+		/^$/ { if (h != "") print h; h = ""; print; hdr = 0; next }
+		/^[ \t]/ { sub(/^[ \t]+/, " "); h = h $0; next }
+		{ if (h != "") print h; h = $0 }'
+}
+
+# b4 send of a posting in MODE (-o DIR, --reflect, or nothing).
+send_posting() {
+	local wt=$1
+	shift
+	b4_in "$wt" send --no-sign "$@"
+}
+
+if [ "$mode" != --check ]; then
+	sender=$(sender_ident)
+	why=$(unsendable "$sender")
+	[ -z "$why" ] || die "refusing to write mail: $why"
+	mkdir -p "$out"
+	for posting in "${postings[@]}"; do
+		wt=$KSERIES_CACHE/send/$posting
+		make_owned_dir "$KSERIES_CACHE/send"
+		prep_posting "$posting" "$sender" "$wt"
+		case $mode in
+		--dry-run)
+			rm -rf "${out:?}/$posting"
+			send_posting "$wt" -o "$out/$posting" || die "b4 send -o failed"
+			rm -f "$out/$posting.mbox"
+			to_mbox "$out/$posting.mbox" "$out/$posting"/*
+			info "$posting: $(ls "$out/$posting" | wc -l) mails in $out/$posting.mbox, from $sender"
+			;;
+		--reflect) send_posting "$wt" --reflect || die "b4 send --reflect failed" ;;
+		--send) send_posting "$wt" || die "b4 send failed" ;;
+		esac
+	done
+	exit 0
+fi
+
+# --check: everything above with a test identity, in a throwaway
+# repository configuration, then the round trips.
+tmp=$(scratch_dir send) || exit 1
+trap 'for w in "$tmp"/wt-*; do remove_worktree "$w"; done; [ -n "${KSERIES_KEEP:-}" ] || rm -rf "$tmp"' EXIT
+export GIT_CONFIG_NOSYSTEM=1
+
+# The placeholder identity must be refused.
+printf '[user]\n\tname = %s\n\temail = %s\n' "$(project_ident | sed 's/ <.*//')" \
+	"$(project_ident | sed 's/.*<\(.*\)>/\1/')" >"$tmp/placeholder.gitconfig"
+if refusal=$(GIT_CONFIG_GLOBAL=$tmp/placeholder.gitconfig bash "$0" --dry-run 2>&1); then
+	result FAIL mail:refuses-placeholder "--dry-run wrote mail as $(project_ident)"
+elif grep -q 'refusing to write mail' <<<"$refusal"; then
+	result PASS mail:refuses-placeholder "$(grep -m1 'refusing' <<<"$refusal")"
+else
+	result FAIL mail:refuses-placeholder "--dry-run failed otherwise: $(tail -n 1 <<<"$refusal")"
+fi
+
+sender="Round-trip Check <round-trip-check@kernel.org>"
+printf '[user]\n\tname = Round-trip Check\n\temail = round-trip-check@kernel.org\n' >"$tmp/check.gitconfig"
+export GIT_CONFIG_GLOBAL=$tmp/check.gitconfig
+B4_PREFIX=b4-check
+for posting in "${postings[@]}"; do
+	ktree_git branch -D "$B4_PREFIX/$posting" >/dev/null 2>&1
+done
+series_mboxes=()
+for posting in "${postings[@]}"; do
+	wt=$tmp/wt-$posting
+	if ! (prep_posting "$posting" "$sender" "$wt") 2>"$tmp/$posting.prep.log" ||
+		! send_posting "$wt" -o "$tmp/out-$posting" >"$tmp/$posting.send.log" 2>&1; then
+		result FAIL "mail:b4-send:$posting" "b4 prep/send failed: $(tail -n 2 "$tmp/$posting".*.log | tr '\n' ' ')"
+		continue
+	fi
+	mbox=$tmp/$posting.mbox
+	to_mbox "$mbox" "$tmp/out-$posting"/*
+	# git am gets the patches (a cover letter is no patch to git am).
+	to_mbox "$tmp/$posting.patches.mbox" $(ls "$tmp/out-$posting"/*.eml | sed -n '2,$p')
+	series_mboxes+=("$tmp/$posting.patches.mbox")
+	n=$(posting_patches "$posting" | wc -l)
+	mails=$(ls "$tmp/out-$posting" | wc -l)
+	froms=$(grep -c "^From: $sender\$" "$mbox")
+	sobs=$(grep -c "^Signed-off-by: $sender\$" "$mbox")
+	placeholder=$(grep -c -F "$(project_ident)" "$mbox")
+	to=$(grep -m1 '^To: ' "$mbox")
+	basec=$(grep -c "^base-commit: $BASE_COMMIT\$" "$mbox")
+	if [ "$mails" -eq $((n + 1)) ] && [ "$froms" -eq $((n + 1)) ] && [ "$sobs" -ge "$n" ] &&
+		[ "$placeholder" -eq 0 ] && [ -n "$to" ] && [ "$basec" -eq 1 ]; then
+		result PASS "mail:b4-send:$posting" "$mails mails from the sender with their Signed-off-by, base-commit $BASE_COMMIT; ${to:0:100}"
+	else
+		result FAIL "mail:b4-send:$posting" "$mails mails for $n patches + cover, $froms From: and $sobs Signed-off-by: of the sender, $placeholder mentions of the placeholder, $basec base-commit: $BASE_COMMIT lines, To: '${to:0:60}'"
+	fi
+
+	# The tree of the posting alone, as the sender's commits have it.
+	want=$(ktree_git rev-parse -q --verify "$B4_PREFIX/$posting^{tree}")
+	if got=$(AM_OPTS=--no-3way am_on "$base" "$tmp/$posting.am.log" "$tmp/$posting.patches.mbox") &&
+		[ "$(ktree_git rev-parse "$got^{tree}")" = "$want" ]; then
+		result PASS "mail:git-am:$posting" "the mbox applies alone on a fresh base: the posting's tree"
+	else
+		result FAIL "mail:git-am:$posting" "git am of $posting.mbox on the base: $(grep -m2 -E 'error|fail|conflict' "$tmp/$posting.am.log" | tr '\n' ' ')"
+	fi
+	cover_id=$(sed -n '1,/^$/{s/^Message-Id: <\(.*\)>$/\1/Ip}' "$tmp/out-$posting"/$(ls "$tmp/out-$posting" | head -n 1) | head -n 1)
+	mkdir -p "$tmp/b4am-$posting"
+	# b4 0.12 under Python 3.11 cannot read a folded Subject: (its own
+	# b4 send folds long ones): b4 am gets the mails with headers unfolded.
+	unfold_headers <"$mbox" >"$tmp/$posting.unfolded.mbox"
+	if (cd "$tmp" && b4 -q am --no-cache -m "$tmp/$posting.unfolded.mbox" -o "$tmp/b4am-$posting" "$cover_id") >"$tmp/$posting.b4am.log" 2>&1 &&
+		mbx=$(ls "$tmp/b4am-$posting"/*.mbx 2>/dev/null | head -n 1) && [ -n "$mbx" ] &&
+		got=$(am_on "$base" "$tmp/$posting.b4am.log" "$mbx") &&
+		[ "$(ktree_git rev-parse "$got^{tree}")" = "$want" ]; then
+		result PASS "mail:b4-am:$posting" "b4 am of the mbox, then git am on a fresh base: the posting's tree"
+	else
+		result FAIL "mail:b4-am:$posting" "b4 am: $(grep -v '^$' "$tmp/$posting.b4am.log" | tail -n 2 | tr '\n' ' ')"
+	fi
+done
+
+# All postings' mails in order: the series.
+if [ ${#series_mboxes[@]} -eq ${#postings[@]} ] &&
+	got=$(AM_OPTS=--no-3way am_on "$base" "$tmp/series.am.log" "${series_mboxes[@]}") &&
+	[ "$(ktree_git rev-parse "$got^{tree}")" = "$(ktree_git rev-parse "$KSERIES_BRANCH^{tree}")" ]; then
+	result PASS mail:git-am:series "all postings' mboxes in order on a fresh base: the series' tree"
+else
+	result FAIL mail:git-am:series "the postings' mboxes in order do not give the series' tree: $(grep -m2 -E 'error|fail' "$tmp/series.am.log" 2>/dev/null | tr '\n' ' ')"
+fi
