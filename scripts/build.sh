@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The main job: fetch the base, apply the series, build the kernel.
+# The main job: fetch the base, apply the series, build the kernel, in the
+# developer's work tree ($KSERIES_WORKTREE, default ~/.cache/kseries/linux).
 #
-#   scripts/build.sh                      base from Debian's package
-#   KERNEL_TREE=/path scripts/build.sh    base from your git tree
+#   scripts/build.sh                                 base from Debian's package
+#   KSERIES_IMPORT_FROM=/path scripts/build.sh       base from your git tree
+#                                                    (only read)
 #
 # Prints where the artifacts are and the wall time of each stage.
 . "$(dirname "$0")/lib.sh"
@@ -29,7 +31,7 @@ kver=$(cat "$KSERIES_BUILD/include/config/kernel.release")
 cat <<EOT
 
 Artifacts ($kver):
-  work tree   $KSERIES_TREE (branch $KSERIES_BRANCH on $KSERIES_BASE_TAG)
+  work tree   $KSERIES_WORKTREE (branch $KSERIES_BRANCH on $KSERIES_BASE_TAG)
   kernel      $KSERIES_BUILD/arch/x86/boot/bzImage
   config      $KSERIES_BUILD/.config
   modules     $KSERIES_BUILD/modroot/lib/modules/$kver

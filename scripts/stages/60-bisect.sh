@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Stage bisect: every patch builds, applied on the ones before it.
-#   bisect:<posting>/<patch>   at that commit, kbuild brings the objects of
-#                              every .c file the series touches (and that
-#                              exist by then) up to date: the files the
-#                              patch changed and every object including a
-#                              header it changed (kbuild's own dependency
-#                              tracking decides), with the test kernel's
-#                              .config; after a Kconfig change the config
-#                              is refreshed first
-#   bisect:alone:<posting>     the same at the tip of a posting applied
-#                              alone on the base (refs/kseries/alone/*)
-# The full kernel is built at the tip by the build stage.  W=1, sparse,
-# clang and kernel-doc are compared at the tip by the static stage, and
-# patch by patch by scripts/review.sh (before posting).
+#   bisect:<posting>/<patch>   at that commit:
+#                              - each .c file the patch touches is compiled
+#                                (with kbuild when the patch also changes a
+#                                Makefile, Kbuild or Kconfig, so that those
+#                                are exercised too; else with the compile
+#                                command kbuild used for it in the test
+#                                build, which is the same);
+#                              - each other .c file of the series that
+#                                includes a header the patch changes (the
+#                                test build's dependency lists say which) is
+#                                checked with the same command and
+#                                -fsyntax-only: declarations, types and
+#                                prototypes, in half the time of a compile
+#   bisect:alone:<posting>     the .c files of a posting applied alone on
+#                              the base (refs/kseries/alone/*) compile
+# The full kernel, vmlinux and modules, is built at the tip by the build
+# stage.  W=1, sparse, clang and kernel-doc are compared at the tip by the
+# static stage, and patch by patch by scripts/review.sh (before posting).
 #
-# Verdicts are cached by the commit's tree id, the .config and the
-# compiler, so a second run rebuilds only from the first changed patch.
-# Runs in the review checkout ($KSERIES_REVIEW); logs in
-# $KSERIES_RUN/bisect/.
+# Only .c files the test kernel builds can be compiled with its config;
+# others are reported as a SKIP.  Verdicts are cached by the commit's tree
+# id, the config, the compiler and this script, so a second run compiles
+# only from the first changed patch on.  Runs in the review checkout
+# ($KSERIES_REVIEW); logs in $KSERIES_RUN/bisect/.
 . "$(dirname "$0")/../lib.sh"
 
 B=$KSERIES_REVIEW/build
@@ -34,22 +40,49 @@ mapfile -t names < <(series_patches)
 [ ${#commits[@]} -eq ${#names[@]} ] ||
 	die "branch $KSERIES_BRANCH has ${#commits[@]} commits, series lists ${#names[@]} patches"
 
-# The series' .c files that the test kernel builds; the others cannot be
-# compiled with its config (reported, not hidden).
 all_c=$(series_files "$base" "$tip" | kernel_c)
 built=$(built_c <<<"$all_c")
 unbuilt=$(comm -23 <(sort <<<"$all_c") <(sort <<<"$built") | tr '\n' ' ')
 key_env=$( {
-	cat "$KSERIES_BUILD/.config"
+	cat "$KSERIES_BUILD/.config" "${BASH_SOURCE[0]}"
 	gcc --version | head -n 1
-	cat "${BASH_SOURCE[0]}"
 	printf '%s\n' "$built"
 } | sha256sum | cut -c1-16)
 
+# The test build's compile command and dependency list of each built .c
+# file, pointed at the review checkout: cmd/<file>, deps/<file> (the
+# tree's own files it includes, relative paths).
+meta=$L/meta
+rm -rf "$meta"
+for f in $built; do
+	o=$(obj_of "$f")
+	cmdfile=$KSERIES_BUILD/$(dirname "$o")/.$(basename "$o").cmd
+	mkdir -p "$meta/cmd/$(dirname "$f")" "$meta/deps/$(dirname "$f")"
+	# The compile alone (kbuild appends objtool and more after ";"), the
+	# dependency file and the object into the log directory.
+	sed -n "s|^savedcmd_[^ ]* := ||p" "$cmdfile" | sed -e 's/ ; .*//' -e 's/;.*//' \
+		-e "s|$KSERIES_WORKTREE/|$REVIEW_TREE/|g" \
+		-e "s|-Wp,-MMD,[^ ]*|-Wp,-MMD,$L/dep.d|" >"$meta/cmd/$f"
+	awk '/^deps_/ { on = 1; next } on && /^$/ { exit } on { print $1 }' "$cmdfile" |
+		sed -n "s|^$KSERIES_WORKTREE/||p" | grep -v '^\$(wildcard' >"$meta/deps/$f"
+done
+
+# compile FILE MODE: the test build's command for FILE in the review
+# checkout; MODE "object" (a real compile) or "syntax" (-fsyntax-only).
+compile() {
+	local f=$1 mode=$2 cmd
+	cmd=$(sed "s|-Wp,-MMD,$L/dep.d|-Wp,-MMD,$L/dep.$$.$BASHPID.d|" "$meta/cmd/$f")
+	if [ "$mode" = syntax ]; then
+		cmd=$(sed 's/ -c -o [^ ]* / -fsyntax-only /' <<<"$cmd")
+	else
+		cmd=$(sed "s| -c -o [^ ]* | -c -o $L/obj.$$.$BASHPID.o |" <<<"$cmd")
+	fi
+	(cd "$KSERIES_BUILD" && eval "$cmd") 2>&1
+}
+
 prepared=
-prepare() {
+kbuild_prepare() {
 	[ -z "$prepared" ] || return 0
-	review_checkout "$1"
 	review_configure "$B"
 	kmake "$REVIEW_TREE" "$B" -s prepare >"$L/prepare.log" 2>&1 || {
 		tail -n 20 "$L/prepare.log" >&2
@@ -58,50 +91,92 @@ prepare() {
 	prepared=1
 }
 
-# build_at NAME COMMIT FILES: bring the objects of FILES (that exist at
-# COMMIT) up to date there; result line; cached when it passes.
-build_at() {
-	local name=$1 c=$2 files=$3 key objs=() f n log
+# check_at NAME COMMIT: the checks of one commit; a result line; cached
+# when it passes.
+check_at() {
+	local name=$1 c=$2 key files touched headers kb=0 f h jobs=() log n_obj=0 n_syn=0 rc=0
 	key=$cache/$(ktree_git rev-parse "$c^{tree}")-$key_env
 	if [ -f "$key" ]; then
 		result PASS "$name" "$(cat "$key") (cached: same tree, config and compiler)"
 		return
 	fi
-	prepare "$c"
-	rgit checkout -q -f --detach "$c" || die "checkout of $c failed"
-	if ktree_git diff-tree --no-commit-id -r --name-only "$c^" "$c" | grep -qE '(^|/)Kconfig[^/]*$'; then
-		kmake "$REVIEW_TREE" "$B" -s olddefconfig >&2
-	fi
-	for f in $files; do
-		[ -f "$REVIEW_TREE/$f" ] && objs+=("$(obj_of "$f")")
-	done
+	review_checkout "$c"
+	files=$(commit_files "$c")
+	touched=$(kernel_c <<<"$files" | built_c)
+	headers=$(grep -E '\.h$' <<<"$files" || true)
+	! grep -qE '(^|/)(Makefile|Kbuild|Kconfig[^/]*)$' <<<"$files" || kb=1
 	log=$L/${name//\//_}.log
-	if [ ${#objs[@]} -eq 0 ]; then
-		result PASS "$name" "no object of the series exists yet"
-		return
+	: >"$log"
+	if [ $kb = 1 ] && [ -n "$touched" ]; then
+		kbuild_prepare
+		! grep -qE '(^|/)Kconfig[^/]*$' <<<"$files" || review_configure "$B"
+		# shellcheck disable=SC2046
+		kmake "$REVIEW_TREE" "$B" -k $(for f in $touched; do obj_of "$f"; done) >>"$log" 2>&1 || rc=1
+		n_obj=$(wc -w <<<"$touched")
+	else
+		for f in $touched; do
+			[ -f "$REVIEW_TREE/$f" ] || continue
+			printf '%s object\n' "$f"
+			n_obj=$((n_obj + 1))
+		done >"$L/jobs"
 	fi
-	if kmake "$REVIEW_TREE" "$B" -k "${objs[@]}" >"$log" 2>&1; then
-		n=$(grep -c -E '^  CC( \[M\])? ' "$log")
-		printf '%s objects up to date, %s compiled\n' "${#objs[@]}" "$n" >"$key"
+	[ $kb = 0 ] || : >"$L/jobs"
+	# Dependents of the changed headers: syntax.
+	if [ -n "$headers" ]; then
+		for f in $built; do
+			grep -qxF "$f" <<<"$touched" && continue
+			[ -f "$REVIEW_TREE/$f" ] || continue
+			if grep -qxF -f <(printf '%s\n' $headers) "$meta/deps/$f"; then
+				printf '%s syntax\n' "$f" >>"$L/jobs"
+				n_syn=$((n_syn + 1))
+			fi
+		done
+	fi
+	# Two at a time (two cores); each job's output, with its file named.
+	export -f compile
+	export L KSERIES_BUILD meta
+	if [ -s "$L/jobs" ]; then
+		xargs -P "$KSERIES_JOBS" -L 1 bash -c 'out=$(compile "$0" "$1") || { printf "%s (%s): failed\n%s\n" "$0" "$1" "$out"; exit 1; }; [ -z "$out" ] || printf "%s (%s):\n%s\n" "$0" "$1" "$out"' \
+			<"$L/jobs" >>"$log" 2>&1 || rc=1
+	fi
+	if [ $rc = 0 ]; then
+		printf '%d .c files compiled%s, %d files including a changed header syntax-checked\n' \
+			"$n_obj" "$([ $kb = 1 ] && echo ' by kbuild (Makefile/Kconfig changed)')" "$n_syn" >"$key"
 		result PASS "$name" "$(cat "$key")"
 	else
-		result FAIL "$name" "does not build: $(grep -m3 -hE 'error:|Error [0-9]' "$log" | tr '\n' ' ')(log: $log)"
+		result FAIL "$name" "does not build: $(grep -m3 -hE 'error:|Error [0-9]|failed$' "$log" | tr '\n' ' ')(log: $log)"
 	fi
 }
 
 for i in "${!commits[@]}"; do
-	build_at "bisect:${names[$i]}" "${commits[$i]}" "$built"
+	check_at "bisect:${names[$i]}" "${commits[$i]}"
 done
 
-# Each posting alone on the base, but the first (that is the series so far).
+# Each posting alone on the base (but the first: that is the series so
+# far): every .c file of the posting compiles there.
 first=$(series_postings | head -n 1)
 while read -r posting; do
 	[ "$posting" != "$first" ] || continue
 	alone=$(ktree_git rev-parse -q --verify "refs/kseries/alone/$posting") || {
-		result FAIL "bisect:alone:$posting" "no refs/kseries/alone/$posting (apply stage)"
+		result FAIL "bisect:alone:$posting" "no refs/kseries/alone/$posting (the apply stage makes it)"
 		continue
 	}
-	build_at "bisect:alone:$posting" "$alone" "$(series_files "$base" "$alone" | kernel_c | built_c)"
+	key=$cache/alone-$(ktree_git rev-parse "$alone^{tree}")-$key_env
+	if [ -f "$key" ]; then
+		result PASS "bisect:alone:$posting" "$(cat "$key") (cached)"
+		continue
+	fi
+	review_checkout "$alone"
+	series_files "$base" "$alone" | kernel_c | built_c | sed 's/$/ object/' >"$L/jobs"
+	log=$L/alone-$posting.log
+	if xargs -P "$KSERIES_JOBS" -L 1 bash -c 'out=$(compile "$0" "$1") || { printf "%s: failed\n%s\n" "$0" "$out"; exit 1; }' \
+		<"$L/jobs" >"$log" 2>&1; then
+		printf '%d .c files of the posting compiled on the base without the other postings\n' "$(wc -l <"$L/jobs")" >"$key"
+		result PASS "bisect:alone:$posting" "$(cat "$key")"
+	else
+		result FAIL "bisect:alone:$posting" "does not build alone: $(grep -m3 -hE 'error:|failed$' "$log" | tr '\n' ' ')(log: $log)"
+	fi
 done < <(series_postings)
+rm -f "$L"/obj.*.o "$L"/dep.*.d
 
 [ -z "$unbuilt" ] || result SKIP bisect:unbuilt "not built by the test kernel's config, so not compiled: $unbuilt"
