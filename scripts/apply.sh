@@ -12,10 +12,11 @@
 # rewrites only the files whose content changes (so kbuild rebuilds only
 # what changed), and nothing at all when the branch is already there.
 #
-# The branch is rebuilt from patches/, so commits in the work tree that
-# were not exported (scripts/export.sh) would be lost: the script refuses
-# then, unless KSERIES_FORCE=1 (or KSERIES_DISPOSABLE=1, scripts/test.sh's
-# own tree).
+# The branch is rebuilt from patches/: the script refuses when that would
+# lose something (uncommitted changes, commits not exported with
+# scripts/export.sh, a rebase or am in progress, HEAD on another branch),
+# unless KSERIES_FORCE=1 (or KSERIES_DISPOSABLE=1, set by scripts/test.sh
+# for its own tree).  It only resets a tree the workbench created.
 #
 #   apply.sh            as above
 #   apply.sh --check    also apply each posting alone on the base (its tip
@@ -47,22 +48,31 @@ base=$(ktree_git rev-parse "$KSERIES_BASE_TAG") || die "no $KSERIES_BASE_TAG in 
 make_owned_dir "$KSERIES_SCRATCH"
 head=$(ktree_git rev-parse -q --verify "refs/heads/$KSERIES_BRANCH")
 
-# Apply FILES on REV; print the tip.  On failure, explain and fail.
+# Apply FILES on REV; print the tip.  On failure, explain and fail.  The
+# result is remembered by the content of the files and REV
+# (refs/kseries/applied/<hash>): the same patches give the same commits,
+# so a second run need not apply them again.
 apply_files() {
-	local what=$1 rev=$2 log tip i=0 n p
+	local what=$1 rev=$2 log tip n p key
 	shift 2
-	log=$(mktemp)
 	n=$#
-	if tip=$(am_on "$rev" "$log" "$@"); then
-		rm -f "$log"
+	key=refs/kseries/applied/$( { printf '%s\n' "$rev"; cat "$@"; } | sha256sum | cut -c1-24)
+	if tip=$(ktree_git rev-parse -q --verify "$key^{commit}"); then
 		printf '%s\n' "$tip"
 		return 0
 	fi
-	# Which patch stopped git am: the first whose subject is not in the log.
-	for p in "$@"; do
-		i=$((i + 1))
-		grep -qF "Applying: $(git mailinfo /dev/null /dev/null <"$p" | sed -n 's/^Subject: //p')" "$log" || break
-	done
+	log=$(mktemp)
+	if tip=$(am_on "$rev" "$log" "$@"); then
+		rm -f "$log"
+		ktree_git update-ref "$key" "$tip"
+		printf '%s\n' "$tip"
+		return 0
+	fi
+	# git am says which patch stopped it: "Patch failed at NNNN subject".
+	i=$(sed -n 's/^Patch failed at \([0-9]*\) .*/\1/p' "$log" | head -n 1)
+	i=$((10#${i:-0}))
+	p=
+	[ "$i" -lt 1 ] || eval "p=\${$i}"
 	{
 		printf 'error: %s: patch %d/%d does not apply: %s\n' "$what" "$i" "$n" "${p#"$KSERIES_PATCHES"/}"
 		paths=$(sed -n -e 's/^error: patch failed: \(.*\):[0-9]*$/\1/p' \
@@ -80,22 +90,37 @@ apply_files() {
 	return 1
 }
 
+# Why the work tree cannot be reset without losing something, or nothing.
+unsafe_to_reset() {
+	local gd
+	gd=$(ktree_git rev-parse --path-format=absolute --git-dir)
+	for f in rebase-merge rebase-apply MERGE_HEAD CHERRY_PICK_HEAD REVERT_HEAD BISECT_LOG; do
+		[ ! -e "$gd/$f" ] || { echo "a git operation is in progress there ($f)"; return; }
+	done
+	[ -z "$(ktree_git status --porcelain --untracked-files=no)" ] ||
+		{ echo "it has uncommitted changes"; return; }
+	[ "$(ktree_git symbolic-ref -q HEAD)" = "refs/heads/$KSERIES_BRANCH" ] ||
+		{ echo "its HEAD is not branch $KSERIES_BRANCH"; return; }
+	if [ -n "$head" ] && [ "$head" != "$base" ] &&
+		! bash "$KSERIES_REPO/scripts/export.sh" --check >/dev/null 2>&1; then
+		echo "branch $KSERIES_BRANCH has commits that are not in patches/ (run scripts/export.sh)"
+	fi
+}
+
 # All postings in order.
 tip=$(apply_files "series" "$base" "${patches[@]/#/$KSERIES_PATCHES/}") || exit 1
 
-if [ "$tip" = "$head" ] && [ -z "$(ktree_git status --porcelain --untracked-files=no)" ] &&
-	[ "$(ktree_git symbolic-ref -q HEAD)" = "refs/heads/$KSERIES_BRANCH" ]; then
+if [ "$tip" = "$head" ] && [ -z "$(unsafe_to_reset)" ]; then
 	info "up to date: $KSERIES_WORKTREE (branch $KSERIES_BRANCH at $(ktree_git rev-parse --short HEAD), ${#patches[@]} patches)"
 else
-	if [ -n "$head" ] && [ "$head" != "$base" ] && [ "${KSERIES_FORCE:-0}" != 1 ] &&
-		[ "${KSERIES_DISPOSABLE:-0}" != 1 ]; then
-		[ -z "$(ktree_git status --porcelain --untracked-files=no)" ] ||
-			die "$KSERIES_WORKTREE has uncommitted changes; commit and export them, or KSERIES_FORCE=1 to discard"
-		bash "$KSERIES_REPO/scripts/export.sh" --check >/dev/null 2>&1 ||
-			die "branch $KSERIES_BRANCH in $KSERIES_WORKTREE has commits that are not in patches/; run scripts/export.sh, or KSERIES_FORCE=1 to discard them"
-	fi
 	owned_dir "$KSERIES_WORKTREE" || die "$KSERIES_WORKTREE is not the workbench's; refusing to reset it"
-	ktree_git am --abort >/dev/null 2>&1
+	if [ "${KSERIES_FORCE:-0}" != 1 ] && ! disposable_tree; then
+		why=$(unsafe_to_reset)
+		[ -z "$why" ] || die "not resetting $KSERIES_WORKTREE: $why; KSERIES_FORCE=1 discards it"
+	else
+		ktree_git am --abort >/dev/null 2>&1
+		ktree_git rebase --abort >/dev/null 2>&1
+	fi
 	# From the current checkout to the tip: only differing files are written.
 	ktree_git checkout -q -f -B "$KSERIES_BRANCH" "$tip" || die "checkout of $tip failed"
 	info "applied ${#patches[@]} patches on $KSERIES_BASE_TAG: $KSERIES_WORKTREE (branch $KSERIES_BRANCH at $(ktree_git rev-parse --short HEAD))"
@@ -113,6 +138,7 @@ while read -r posting; do
 		ktree_git update-ref "refs/kseries/alone/$posting" "$alone"
 		result PASS "apply:alone:$posting" "${#pp[@]} patches on the base without the other postings"
 	else
+		ktree_git update-ref -d "refs/kseries/alone/$posting" 2>/dev/null
 		cat "$KSERIES_SCRATCH/alone.log" >&2
 		result FAIL "apply:alone:$posting" "$(grep -m1 '^error:' "$KSERIES_SCRATCH/alone.log")"
 	fi

@@ -41,7 +41,7 @@ config_fragments() {
 
 configure() {
 	local merged=$KSERIES_BUILD/kseries.merged bad=0 line sym val frags
-	mkdir -p "$KSERIES_BUILD"
+	build_dir_for_base "$KSERIES_BUILD"
 	mapfile -t frags < <(config_fragments)
 	printf 'config fragments:\n' >&2
 	printf '  %s\n' "${frags[@]}" >&2

@@ -10,10 +10,10 @@
 # is pinned in scripts/base.conf), or from KSERIES_UPSTREAM_TARBALL=/path
 # (e.g. linux-7.3.4.tar.xz from kernel.org; not pinned, so it is said).
 # Only the files the series touches are extracted.  Then:
-#   setup:upstream:files      which of them differ between upstream and
+#   apply:upstream:files      which of them differ between upstream and
 #                             the Debian base (none expected)
-#   setup:upstream:<posting>  the posting alone applies to upstream
-#   setup:upstream:series     all postings in order apply to upstream
+#   apply:upstream:<posting>  the posting alone applies to upstream
+#   apply:upstream:series     all postings in order apply to upstream
 # When the archive does not serve the tarball (some mirrors carry no
 # source packages), every case is a SKIP that says so.
 # Prints result lines (STATUS<TAB>NAME<TAB>DETAIL).
@@ -23,7 +23,7 @@ tmp=$(scratch_dir upstream) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
 skip_all() {
-	result SKIP setup:upstream "$1"
+	result SKIP apply:upstream "$1"
 	exit 0
 }
 
@@ -43,7 +43,7 @@ if [ -z "$tarball" ]; then
 	sha=$(sha256sum "$tarball" | cut -d' ' -f1)
 	[ "$sha" = "$BASE_ORIG_SHA256" ] || {
 		rm -f "$tarball"
-		result FAIL setup:upstream "sha256 of $BASE_ORIG_TARBALL is $sha, scripts/base.conf pins $BASE_ORIG_SHA256"
+		result FAIL apply:upstream "sha256 of $BASE_ORIG_TARBALL is $sha, scripts/base.conf pins $BASE_ORIG_SHA256"
 		exit 0
 	}
 	what="$BASE_ORIG_TARBALL (sha256 checked)"
@@ -73,27 +73,47 @@ for p in "${paths[@]}"; do
 	[ "$want" = "$have" ] || differ+=("$p")
 done
 if [ ${#differ[@]} -eq 0 ]; then
-	result PASS setup:upstream:files "the ${#paths[@]} files the series touches are the same in $BASE_UPSTREAM_TAG ($what) and in the Debian base"
+	result PASS apply:upstream:files "the ${#paths[@]} files the series touches are the same in $BASE_UPSTREAM_TAG ($what) and in the Debian base"
 else
-	result FAIL setup:upstream:files "${#differ[@]} of the files the series touches differ between $BASE_UPSTREAM_TAG and the Debian base: ${differ[*]}"
+	result FAIL apply:upstream:files "${#differ[@]} of the files the series touches differ between $BASE_UPSTREAM_TAG and the Debian base: ${differ[*]}"
 fi
 
-# git apply of the patches on a copy of upstream's files.
+# git apply of the patches on a copy of upstream's files; the result must
+# be, file by file, what git am made of them on the Debian base (the
+# posting alone: refs/kseries/alone/<posting>; all: the series branch).
+# GIT_CEILING_DIRECTORIES: git apply must not find a repository above the
+# copy (it would apply relative to that one and skip these files).
 apply_on_upstream() {
-	local name=$1 dir=$tmp/apply-$1 f
-	shift
+	local name=$1 want=$2 dir=$tmp/apply-$1 f p blob differ=
+	shift 2
 	rm -rf "$dir"
 	cp -a "$tmp/up" "$dir"
 	for f in "$@"; do
-		if ! (cd "$dir" && xgit apply --whitespace=nowarn "$f") >"$tmp/apply.log" 2>&1; then
-			result FAIL "setup:upstream:$name" "${f#"$KSERIES_PATCHES"/} does not apply to $BASE_UPSTREAM_TAG: $(head -n 2 "$tmp/apply.log")"
+		if ! (cd "$dir" && GIT_CEILING_DIRECTORIES=$tmp xgit apply --whitespace=nowarn "$f") >"$tmp/apply.log" 2>&1; then
+			result FAIL "apply:upstream:$name" "${f#"$KSERIES_PATCHES"/} does not apply to $BASE_UPSTREAM_TAG: $(head -n 2 "$tmp/apply.log")"
 			return
 		fi
 	done
-	result PASS "setup:upstream:$name" "$# patches apply to $BASE_UPSTREAM_TAG ($what)"
+	if ! ktree_git rev-parse -q --verify "$want^{commit}" >/dev/null; then
+		result FAIL "apply:upstream:$name" "no $want to compare with (the apply stage makes it)"
+		return
+	fi
+	for p in "${paths[@]}"; do
+		blob=$(ktree_git rev-parse -q --verify "$want:$p" 2>/dev/null)
+		if [ -f "$dir/$p" ]; then
+			[ "$(xgit hash-object "$dir/$p")" = "$blob" ] || differ+="$p "
+		else
+			[ -z "$blob" ] || differ+="$p "
+		fi
+	done
+	if [ -n "$differ" ]; then
+		result FAIL "apply:upstream:$name" "applied to $BASE_UPSTREAM_TAG, these files differ from the series on the Debian base: $differ"
+	else
+		result PASS "apply:upstream:$name" "$# patches apply to $BASE_UPSTREAM_TAG ($what), with the same result as on the Debian base"
+	fi
 }
 while read -r posting; do
 	mapfile -t pp < <(posting_patches "$posting")
-	apply_on_upstream "$posting" "${pp[@]/#/$KSERIES_PATCHES/}"
+	apply_on_upstream "$posting" "refs/kseries/alone/$posting" "${pp[@]/#/$KSERIES_PATCHES/}"
 done < <(series_postings)
-apply_on_upstream series "${files[@]}"
+apply_on_upstream series "refs/heads/$KSERIES_BRANCH" "${files[@]}"

@@ -17,9 +17,10 @@
 # of the posting's newest commit.
 #
 # The output does not depend on who runs it or on their git
-# configuration: git runs without user or system config, in a scratch
-# repository of its own; commit ids are zeroed and no signature or
-# Message-Id is written.
+# configuration: git runs without user or system config, in scratch
+# repositories of its own (git am and format-patch alike), with fixed
+# identities; commit ids are zeroed and no signature or Message-Id is
+# written.
 . "$(dirname "$0")/lib.sh"
 
 check=0
@@ -43,23 +44,6 @@ xgit init -q "$tmp/repo"
 printf '%s\n' "$(ktree_git rev-parse --path-format=absolute --git-common-dir)/objects" \
 	>"$tmp/repo/.git/objects/info/alternates"
 sgit() { xgit -C "$tmp/repo" "$@"; }
-
-# The subject and text of an existing cover letter: what
-# --cover-from-description=subject turns into the cover letter again.
-cover_description() {
-	[ -f "$1" ] || return 0
-	awk '
-		!hdr_done && /^Subject: / { subj = $0; sub(/^Subject: *(\[[^]]*\] *)?/, "", subj); insubj = 1; next }
-		!hdr_done && insubj && /^[ \t]/ { s = $0; sub(/^[ \t]+/, " ", s); subj = subj s; next }
-		!hdr_done && /^$/ { hdr_done = 1; printf "%s\n\n", subj; next }
-		!hdr_done { insubj = 0; next }
-		/^[^ \t].* \([0-9]+\):$/ { exit }
-		{ body[++n] = $0 }
-		END {
-			while (n > 0 && body[n] == "") n--
-			for (i = 1; i <= n; i++) print body[i]
-		}' "$1"
-}
 
 # Sort the commits into postings, in order.
 declare -A of
@@ -108,12 +92,12 @@ for p in "${order[@]}"; do
 		cat "$log" >&2
 		die "posting $p does not apply alone on the base (without the postings before it)"
 	}
-	an=$(sgit log -1 --format=%an "$chain") ae=$(sgit log -1 --format=%ae "$chain") ad=$(sgit log -1 --format=%aD "$chain")
+	ad=$(sgit log -1 --format=%aD "$chain")
 	sgit update-ref "refs/heads/$p" "$chain"
 	desc=$(cover_description "$(cover_letter "$p")")
 	[ -n "$desc" ] || warn "posting $p has no cover letter yet: it will be the template (edit it in patches/$p/0000-cover-letter.patch)"
 	sgit config "branch.$p.description" "$desc"
-	GIT_AUTHOR_NAME=$an GIT_AUTHOR_EMAIL=$ae GIT_COMMITTER_NAME=$an GIT_COMMITTER_EMAIL=$ae \
+	KSERIES_GIT_NAME=$(sgit log -1 --format=%an "$chain") KSERIES_GIT_EMAIL=$(sgit log -1 --format=%ae "$chain") \
 		sgit format-patch -q --numbered --zero-commit --no-signature \
 		--subject-prefix="$(posting_prefix "$p")" \
 		--base="$base" --cover-letter --cover-from-description=subject \

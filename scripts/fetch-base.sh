@@ -11,8 +11,8 @@
 # to another base).
 #
 # KSERIES_IMPORT_FROM=/path: use the tree at HEAD of that git repository
-# instead (its objects are borrowed, nothing in it is written); it must be
-# the base (same tree id).
+# instead (the base's objects are copied from it, nothing in it is
+# written); it must be the base (same tree id).
 #
 # A work tree at another base is replaced only when the workbench owns it
 # (scripts/lib.sh: owned_dir) and either KSERIES_DISPOSABLE=1 (the CI tree
@@ -75,10 +75,11 @@ init_tree_repo() {
 # The tree at HEAD of KSERIES_IMPORT_FROM, checked to be the base.
 import_from_tree() {
 	local src tree
-	src=$(cd "$KSERIES_IMPORT_FROM" 2>/dev/null && pwd) ||
+	src=$(cd "$KSERIES_IMPORT_FROM" 2>/dev/null && pwd -P) ||
 		die "KSERIES_IMPORT_FROM=$KSERIES_IMPORT_FROM: no such directory"
-	[ "$src" != "$(realpath -m "$KSERIES_WORKTREE")" ] ||
-		die "KSERIES_IMPORT_FROM must not be the work tree itself ($KSERIES_WORKTREE)"
+	case $src/ in
+	"$KSERIES_CACHE"/*) die "KSERIES_IMPORT_FROM must be a tree of your own, not one under $KSERIES_CACHE (the workbench replaces those)" ;;
+	esac
 	tree=$(git -C "$src" rev-parse -q --verify 'HEAD^{tree}' 2>/dev/null) ||
 		die "KSERIES_IMPORT_FROM=$src is not a git tree with a commit"
 	if [ "$tree" != "$BASE_TREE" ]; then
@@ -107,7 +108,7 @@ if [ -e "$KSERIES_WORKTREE" ]; then
 		info "base: $KSERIES_WORKTREE ($KSERIES_BASE_TAG = $(ktree_git rev-parse "$KSERIES_BASE_TAG"))"
 		exit 0
 	fi
-	if [ "${KSERIES_DISPOSABLE:-0}" = 1 ]; then
+	if disposable_tree; then
 		info "base: $KSERIES_WORKTREE holds another base (${have:-none}); replacing this disposable tree"
 	elif [ "${KSERIES_FORCE:-0}" = 1 ]; then
 		warn "$KSERIES_WORKTREE holds another base (${have:-none}); replacing it (KSERIES_FORCE=1)"
@@ -120,11 +121,15 @@ fi
 if [ -n "${src:-}" ]; then
 	mkdir -p "$KSERIES_WORKTREE"
 	init_tree_repo
-	# Borrow the objects, do not copy them.
-	printf '%s\n' "$(git -C "$src" rev-parse --git-common-dir | sed "s|^[^/]|$src/&|")/objects" \
+	# Borrow the objects to make the base commit, then copy what it needs
+	# (one pack of the base tree) and stop borrowing: the work tree must
+	# not break when the source is pruned, moved or deleted.
+	printf '%s\n' "$(git -C "$src" rev-parse --path-format=absolute --git-common-dir)/objects" \
 		>"$KSERIES_WORKTREE/.git/objects/info/alternates"
 	commit=$(commit_base "$BASE_TREE") || exit 1
-	ktree_git checkout -q -B "$KSERIES_BRANCH" "$commit"
+	ktree_git repack -a -d -q || die "git repack of the base objects failed"
+	rm -f "$KSERIES_WORKTREE/.git/objects/info/alternates"
+	ktree_git checkout -q -B "$KSERIES_BRANCH" "$commit" || die "checkout of the base failed"
 	info "base: $KSERIES_WORKTREE from KSERIES_IMPORT_FROM=$src ($KSERIES_BASE_TAG = $commit)"
 	exit 0
 fi

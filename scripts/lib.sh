@@ -33,11 +33,19 @@ export PYTHONDONTWRITEBYTECODE=1
 	exit 1
 }
 
-KSERIES_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-KSERIES_CACHE=${KSERIES_CACHE:-$HOME/.cache/kseries}
-KSERIES_WORKTREE=${KSERIES_WORKTREE:-$KSERIES_CACHE/linux}
-KSERIES_BUILD=${KSERIES_BUILD:-$KSERIES_CACHE/build}
-KSERIES_RUN=${KSERIES_RUN:-$KSERIES_CACHE/run}
+# git environment that would point the scripts' git at another repository,
+# index or configuration (a git hook exports some of these).
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_COMMON_DIR \
+	GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_CONFIG GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT \
+	GIT_NAMESPACE GIT_CEILING_DIRECTORIES
+
+# Every path canonical (kbuild writes real absolute paths into its command
+# files, and the checks rewrite them from one tree to another).
+KSERIES_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+KSERIES_CACHE=$(realpath -m "${KSERIES_CACHE:-$HOME/.cache/kseries}")
+KSERIES_WORKTREE=$(realpath -m "${KSERIES_WORKTREE:-$KSERIES_CACHE/linux}")
+KSERIES_BUILD=$(realpath -m "${KSERIES_BUILD:-$KSERIES_CACHE/build}")
+KSERIES_RUN=$(realpath -m "${KSERIES_RUN:-$KSERIES_CACHE/run}")
 KSERIES_JOBS=${KSERIES_JOBS:-$(nproc)}
 KSERIES_SCRATCH=$KSERIES_CACHE/scratch
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
@@ -239,13 +247,14 @@ apt_private_update() {
 #
 # git as the scripts run it: no user or system configuration (so results
 # do not depend on who runs them) and the workbench's fixed identity for
-# the commits the scripts make.
+# the commits the scripts make.  (The cover letters and send.sh say whose
+# identity they need through KSERIES_GIT_NAME/KSERIES_GIT_EMAIL.)
 xgit() {
 	GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
-		GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-$KSERIES_BOT_NAME} \
-		GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-$KSERIES_BOT_EMAIL} \
-		GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-$KSERIES_BOT_NAME} \
-		GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-$KSERIES_BOT_EMAIL} \
+		GIT_AUTHOR_NAME=${KSERIES_GIT_NAME:-$KSERIES_BOT_NAME} \
+		GIT_AUTHOR_EMAIL=${KSERIES_GIT_EMAIL:-$KSERIES_BOT_EMAIL} \
+		GIT_COMMITTER_NAME=${KSERIES_GIT_NAME:-$KSERIES_BOT_NAME} \
+		GIT_COMMITTER_EMAIL=${KSERIES_GIT_EMAIL:-$KSERIES_BOT_EMAIL} \
 		git "$@"
 }
 
@@ -257,21 +266,40 @@ ktree_git() {
 # ---------------------------------------------------- owned directories
 #
 # The scripts delete or reset only directories they created: those with
-# the marker file (at the top, or in .git/ for a git tree), those under
-# $KSERIES_CACHE/ (trees made by earlier versions of the scripts), or
-# missing ones.  An existing directory elsewhere without the marker (a
-# user's own kernel tree named by mistake) is refused.
+# the marker file (at the top, or in .git/ for a git tree), or missing
+# ones.  Trees that earlier versions of the scripts made without a marker
+# count only if they are where those put them (the work trees and build
+# directories under $KSERIES_CACHE) and are what they made.  Anything
+# else (a user's own kernel tree named by mistake) is refused.
 owned_dir() {
-	local real cache
+	local real
 	[ -e "$1" ] || return 0
 	[ ! -f "$1/$KSERIES_MARKER" ] && [ ! -f "$1/.git/$KSERIES_MARKER" ] || return 0
-	real=$(realpath -m "$1") cache=$(realpath -m "$KSERIES_CACHE")
-	[ "${real#"$cache"/}" != "$real" ]
+	real=$(realpath -m "$1")
+	case $real in
+	"$KSERIES_CACHE"/linux | "$KSERIES_CACHE"/ci/linux)
+		git -C "$real" rev-parse -q --verify "refs/tags/$KSERIES_BASE_TAG" >/dev/null 2>&1 ;;
+	"$KSERIES_CACHE"/build | "$KSERIES_CACHE"/ci/build | "$KSERIES_CACHE"/review | "$KSERIES_CACHE"/ci/review | \
+		"$KSERIES_CACHE"/review/* | "$KSERIES_CACHE"/ci/review/* | "$KSERIES_CACHE"/run | "$KSERIES_CACHE"/ci/run | \
+		"$KSERIES_CACHE"/scratch | "$KSERIES_CACHE"/send | "$KSERIES_CACHE"/send/*)
+		return 0 ;;
+	*) return 1 ;;
+	esac
 }
 
-# mkdir a directory the workbench owns.
+# mkdir a directory the workbench owns; an existing one must be its own
+# already (it never adopts a directory it did not make).
 make_owned_dir() {
+	if [ -e "$1" ] && [ -n "$(ls -A "$1" 2>/dev/null)" ]; then
+		owned_dir "$1" || die "$1 exists and the workbench did not create it; refusing to use it"
+	fi
 	mkdir -p "$1" && touch "$1/$KSERIES_MARKER"
+}
+
+# scripts/test.sh's own tree, which may be replaced or reset whatever it
+# holds (KSERIES_DISPOSABLE=1, which test.sh sets, counts for it only).
+disposable_tree() {
+	[ "${KSERIES_DISPOSABLE:-0}" = 1 ] && [ "$KSERIES_WORKTREE" = "$KSERIES_CACHE/ci/linux" ]
 }
 
 # Mark a git tree the workbench created (the marker in .git/, where
@@ -293,8 +321,8 @@ scratch_dir() {
 }
 
 # A worktree of the work tree's repository at commit $2, in directory $1,
-# with only the paths read from stdin checked out (git am, b4 and the
-# apply checks need the paths a series touches, not 90,000 files).
+# with only the paths read from stdin checked out (b4 needs a checkout,
+# of a few files).
 sparse_worktree() {
 	local dir=$1 rev=$2
 	ktree_git worktree add -q --no-checkout --detach "$dir" "$rev" >/dev/null || return 1
@@ -308,27 +336,33 @@ patch_paths() {
 	grep -h '^diff --git a/' "$@" | sed -E 's#^diff --git a/(.*) b/(.*)$#/\1\n/\2#' | sort -u
 }
 
-# git am of mbox/patch files on REV in a sparse scratch worktree (only the
-# paths they touch are checked out: seconds, not minutes).  Prints the
-# resulting commit; git am's output goes to LOG.
+# git am of mbox/patch files on REV in a scratch repository of its own
+# (its configuration is empty, whatever the work tree's repository says),
+# borrowing the work tree's objects, with only the paths the files touch
+# checked out (seconds, not minutes).  The resulting commits are fetched
+# into the work tree's repository; prints the last one.  git am's output
+# goes to LOG.
 #   [AM_OPTS=...] am_on REV LOG FILE...   (AM_OPTS default: --3way)
 am_on() {
-	local rev=$1 log=$2 wt rc=0
+	local rev=$1 log=$2 wt rc=0 tip
 	shift 2
+	[ $# -gt 0 ] || { echo "am_on: no patch files" >"$log"; return 1; }
 	wt=$(scratch_dir am) || return 1
-	if ! patch_paths "$@" | sparse_worktree "$wt/tree" "$rev" >"$log" 2>&1; then
-		remove_worktree "$wt/tree"
-		rm -rf "$wt"
-		return 1
-	fi
+	{
+		xgit init -q "$wt/repo" &&
+			printf '%s\n' "$(ktree_git rev-parse --path-format=absolute --git-common-dir)/objects" \
+				>"$wt/repo/.git/objects/info/alternates" &&
+			patch_paths "$@" | xgit -C "$wt/repo" sparse-checkout set --no-cone --stdin &&
+			xgit -C "$wt/repo" checkout -q --detach "$rev"
+	} >"$log" 2>&1 || { rm -rf "$wt"; return 1; }
 	# shellcheck disable=SC2086
-	if xgit -C "$wt/tree" am --committer-date-is-author-date ${AM_OPTS:---3way} "$@" >>"$log" 2>&1; then
-		xgit -C "$wt/tree" rev-parse HEAD
+	if xgit -C "$wt/repo" am --committer-date-is-author-date ${AM_OPTS:---3way} "$@" >>"$log" 2>&1 &&
+		tip=$(xgit -C "$wt/repo" rev-parse HEAD) &&
+		ktree_git fetch -q --no-tags "$wt/repo" "$tip" >>"$log" 2>&1; then
+		printf '%s\n' "$tip"
 	else
 		rc=1
-		xgit -C "$wt/tree" am --abort >/dev/null 2>&1
 	fi
-	remove_worktree "$wt/tree"
 	rm -rf "$wt"
 	return $rc
 }
@@ -343,29 +377,65 @@ remove_worktree() {
 #
 # make of the kernel, out of tree, as every script builds it: the same
 # flags give the same objects, so ccache shares them between the test
-# build and the review checkouts.  kmake TREE BUILD [make args...]
+# build and the review checkouts.  kmake TREE BUILD [make args...]; with
+# LLVM=-19 among the args, clang-19 is the compiler (CC on the command
+# line would otherwise override the Makefile's choice).
 kmake() {
-	local tree=$1 build=$2
+	local tree=$1 build=$2 cc="ccache gcc" a
 	shift 2
-	make -C "$tree" O="$build" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+	for a in "$@"; do
+		case $a in LLVM=-*) cc="ccache clang${a#LLVM=}" ;; LLVM=*) cc="ccache clang" ;; esac
+	done
+	make -C "$tree" O="$build" ARCH=x86_64 CC="$cc" HOSTCC="$cc" \
 		-j"$KSERIES_JOBS" KBUILD_BUILD_USER=kseries KBUILD_BUILD_HOST=kseries \
-		KBUILD_BUILD_TIMESTAMP="$BASE_DATE" "$@"
+		KBUILD_BUILD_TIMESTAMP="$BASE_DATE" "$@" </dev/null
 }
 
 # Run a command with the machine's one build slot, so that two kernel
 # builds (or a build and a QEMU run) never compete for the two cores.
+# scripts/test.sh holds it for its whole run (the stages inside do not
+# take it again).
 with_build_lock() {
+	if [ "${KSERIES_BUILD_LOCK_HELD:-0}" = 1 ]; then
+		"$@"
+		return
+	fi
 	mkdir -p "$KSERIES_CACHE"
-	flock "$KSERIES_CACHE/build.lock" "$@"
+	KSERIES_BUILD_LOCK_HELD=1 flock "$KSERIES_CACHE/build.lock" "$@"
 }
 
-# sha256 of the files named on stdin (and of the names), for cache keys.
+# Re-run the calling script under the build slot, unless it is held
+# already: hold_build_lock "$0" "$@" right after sourcing this file.
+hold_build_lock() {
+	[ "${KSERIES_BUILD_LOCK_HELD:-0}" = 1 ] && return 0
+	mkdir -p "$KSERIES_CACHE"
+	KSERIES_BUILD_LOCK_HELD=1 exec flock "$KSERIES_CACHE/build.lock" bash "$@"
+}
+
+# A build directory belongs to one base: when the base moves, its objects
+# (newer than the new base's files, which keep the tarball's dates) would
+# be taken as up to date.  Start it afresh then.
+build_dir_for_base() {
+	if [ -f "$1/.kseries-base" ] && [ "$(cat "$1/.kseries-base")" != "$BASE_COMMIT" ]; then
+		info "$1 was built from another base; starting it afresh" >&2
+		remove_owned_dir "$1"
+	fi
+	make_owned_dir "$1"
+	printf '%s\n' "$BASE_COMMIT" >"$1/.kseries-base"
+}
+
+# sha256 of the contents of the files named on stdin, for cache keys.
 hash_files() {
 	local f
 	while read -r f; do
-		printf '%s\n' "$f"
-		[ ! -f "$f" ] || cat "$f"
+		if [ -f "$f" ]; then cat "$f"; else printf 'missing\n'; fi
 	done | sha256sum | cut -c1-16
+}
+
+# sha256 of the workbench itself (every script and config file), part of
+# every verdict cache key: a change to how a check is made is a new check.
+workbench_hash() {
+	find "$KSERIES_REPO/scripts" -type f | LC_ALL=C sort | hash_files
 }
 
 # ---------------------------------------------------------------- review
@@ -390,22 +460,37 @@ review_checkout() {
 		ktree_git worktree prune
 		make_owned_dir "$KSERIES_REVIEW"
 		ktree_git worktree add -q --detach "$REVIEW_TREE" "$1" >&2 || die "git worktree add $REVIEW_TREE failed"
+		# The marker at the top (Debian's /* .gitignore hides it from git).
+		touch "$REVIEW_TREE/$KSERIES_MARKER"
 	fi
 	rgit checkout -q -f --detach "$1" || die "checkout of $1 in $REVIEW_TREE failed"
 }
 
-# A build directory for the review checkout with the test kernel's
-# .config: review_build DIR [make args...] (e.g. LLVM=-19).
+# Configure a build directory of the review checkout for the commit
+# checked out there: the test kernel's .config, then olddefconfig at this
+# tree (an option the series adds does not exist at the base), every time,
+# so the result never depends on where it was configured last.
+#   review_configure DIR [make args...] (e.g. LLVM=-19)
 review_configure() {
-	local dir=$1
+	local dir=$1 a
 	shift
 	[ -f "$KSERIES_BUILD/.config" ] || die "no $KSERIES_BUILD/.config: build the series first (build-kernel.sh)"
-	mkdir -p "$dir"
-	if ! cmp -s "$KSERIES_BUILD/.config" "$dir/.config.from"; then
-		cp "$KSERIES_BUILD/.config" "$dir/.config"
-		cp "$KSERIES_BUILD/.config" "$dir/.config.from"
-	fi
+	build_dir_for_base "$dir"
+	cp "$KSERIES_BUILD/.config" "$dir/.config"
 	kmake "$REVIEW_TREE" "$dir" -s "$@" olddefconfig >&2 || die "make olddefconfig in $dir failed"
+	for a in "$@"; do
+		case $a in
+		LLVM=*) grep -qx 'CONFIG_CC_IS_CLANG=y' "$dir/.config" || die "$dir: LLVM build is not configured for clang" ;;
+		esac
+	done
+}
+
+# Of the objects named, those missing from build directory $1 (a build
+# that "succeeded" without producing them checked nothing).
+missing_objs() {
+	local dir=$1 o
+	shift
+	for o in "$@"; do [ -f "$dir/$o" ] || printf '%s ' "$o"; done
 }
 
 # The kbuild target of a kernel .c file.  amdkfd is built by amdgpu's
@@ -453,19 +538,55 @@ new_lines() {
 }
 
 # kernel-doc -none of files (paths in the review tree), normalized and
-# counted like norm_warnings.  kernel-doc exits 0 whatever happens: a
-# Python traceback or an "Error:" line is its failure, and fails this.
+# counted like norm_warnings.  kernel-doc exits 0 whatever it finds; its
+# output is warnings only ("file:line: warning: ..." or "Warning: ..."):
+# a non-zero exit or any other line is kernel-doc failing, and fails this.
 kdoc() {
-	local f raw
-	raw=$(for f in "$@"; do
+	local f out raw=
+	for f in "$@"; do
 		[ -f "$REVIEW_TREE/$f" ] || continue
-		(cd "$REVIEW_TREE" && python3 scripts/kernel-doc -none "$f" 2>&1)
-	done)
-	if grep -qE '^(Traceback|Error: )' <<<"$raw"; then
-		printf 'kernel-doc failed: %s\n' "$(grep -m1 -E '^(Traceback|Error: )' <<<"$raw")" >&2
+		out=$(cd "$REVIEW_TREE" && python3 scripts/kernel-doc -none "$f" 2>&1) || {
+			printf 'kernel-doc failed on %s (status %s): %s\n' "$f" "$?" "$(tail -n 1 <<<"$out")" >&2
+			return 1
+		}
+		raw+=$out$'\n'
+	done
+	# A warning may go on over indented lines (the comment it quotes).
+	if grep -v '^$' <<<"$raw" | grep -qviE '(^warning: |: warning: |^[[:space:]])'; then
+		printf 'kernel-doc failed: %s\n' "$(grep -v '^$' <<<"$raw" | grep -viE '(^warning: |: warning: |^[[:space:]])' | head -n 1)" >&2
 		return 1
 	fi
-	sed -e 's/^\(Warning\|warning\|WARNING\): *//' -e 's/:[0-9]\+\( \|:\)/\1/' <<<"$raw" |
-		grep -v '^$' | sort | uniq -c | sed 's/^ *//'
+	awk '/^$/ { next } /^[[:space:]]/ { w = w " |" $0; next } { if (w != "") print w; w = $0 } END { if (w != "") print w }' <<<"$raw" |
+		sed -e 's/^\(Warning\|warning\|WARNING\): *//' -e 's/:[0-9]\+\( \|:\)/\1/' |
+		sort | uniq -c | sed 's/^ *//'
 	return 0
+}
+
+# The .c and .h files of a file list (stdin) that kernel-doc reads.
+kdoc_files() { grep -E '\.(c|h)$' | grep -vE '^(tools|scripts|samples)/' || true; }
+
+# The subject and text of a cover letter (everything above its shortlog),
+# the form git format-patch --cover-from-description=subject takes back.
+cover_description() {
+	[ -f "$1" ] || return 0
+	awk '
+		!hdr_done && /^Subject: / { subj = $0; sub(/^Subject: *(\[[^]]*\] *)?/, "", subj); insubj = 1; next }
+		!hdr_done && insubj && /^[ \t]/ { s = $0; sub(/^[ \t]+/, " ", s); subj = subj s; next }
+		!hdr_done && /^$/ { hdr_done = 1; printf "%s\n\n", subj; next }
+		!hdr_done { insubj = 0; next }
+		/^[^ \t].* \([0-9]+\):$/ { exit }
+		{ body[++n] = $0 }
+		END {
+			while (n > 0 && body[n] == "") n--
+			for (i = 1; i <= n; i++) print body[i]
+		}' "$1"
+}
+
+# "Author Name <email>" and the subject of a patch file.
+patch_author() {
+	git mailinfo /dev/null /dev/null <"$1" |
+		awk '/^Author: / { sub(/^Author: /, ""); n = $0 } /^Email: / { sub(/^Email: /, ""); e = $0 } END { printf "%s <%s>\n", n, e }'
+}
+patch_subject() {
+	git mailinfo /dev/null /dev/null <"$1" | sed -n 's/^Subject: //p'
 }

@@ -19,6 +19,7 @@
 # compile's warnings), so the result does not depend on what was built
 # before.  Prints result lines; logs in $KSERIES_RUN/review/.
 . "$(dirname "$0")/lib.sh"
+hold_build_lock "$0" "$@"
 
 B=$KSERIES_REVIEW/build-w1
 L=$KSERIES_RUN/review
@@ -31,14 +32,16 @@ mapfile -t commits < <(ktree_git rev-list --reverse "$base..$tip")
 mapfile -t names < <(series_patches)
 [ ${#commits[@]} -eq ${#names[@]} ] ||
 	die "branch $KSERIES_BRANCH has ${#commits[@]} commits, series lists ${#names[@]} patches"
-all_c=$(series_files "$base" "$tip" | kernel_c)
-all_kdoc=$(series_files "$base" "$tip" | grep -E '\.(c|h)$' | grep -vE '^(tools|scripts|samples)/' || true)
+all_c=$(series_files "$base" "$tip" | kernel_c | built_c)
+all_kdoc=$(series_files "$base" "$tip" | kdoc_files)
 
-# W=1 and sparse on the objects of .c files (that exist here), each
-# deleted first.  Fails if the tools fail.
+# W=1 and sparse on the objects of the .c files (that exist here and the
+# test kernel builds), each deleted first, with the config refreshed at
+# this tree.  Fails if the build fails or leaves an object missing.
 build_objs() {
-	local log=$1 f o objs=()
+	local log=$1 f o objs=() miss
 	shift
+	review_configure "$B"
 	for f in "$@"; do
 		[ -f "$REVIEW_TREE/$f" ] || continue
 		o=$(obj_of "$f")
@@ -47,7 +50,9 @@ build_objs() {
 	done
 	[ ${#objs[@]} -gt 0 ] || { : >"$log"; return 0; }
 	kmake "$REVIEW_TREE" "$B" -k --output-sync=target W=1 C=2 \
-		CHECK="$KSERIES_REPO/scripts/sparse-compat" "${objs[@]}" >"$log" 2>&1
+		CHECK="$KSERIES_REPO/scripts/sparse-compat" "${objs[@]}" >"$log" 2>&1 || return 1
+	miss=$(missing_objs "$B" "${objs[@]}")
+	[ -z "$miss" ] || { printf 'not built: %s\n' "$miss" >>"$log"; return 1; }
 }
 
 # Merge count list $2 into $1 (the larger count of each line wins): the
@@ -64,7 +69,7 @@ review_checkout "$base"
 review_configure "$B"
 kmake "$REVIEW_TREE" "$B" -s prepare >"$L/prepare.log" 2>&1 || die "make prepare failed (see $L/prepare.log)"
 # shellcheck disable=SC2086
-build_objs "$L/base.build.log" $all_c
+build_objs "$L/base.build.log" $all_c || die "the series' objects do not build at the base (see $L/base.build.log)"
 norm_warnings "$REVIEW_TREE" "$B" <"$L/base.build.log" >"$L/running.warnings"
 # shellcheck disable=SC2086
 kdoc $all_kdoc >"$L/running.kdoc" || die "kernel-doc failed on the base"
@@ -76,9 +81,11 @@ for i in "${!commits[@]}"; do
 	rgit checkout -q -f --detach "$c" || die "checkout of $c failed"
 	files=$(commit_files "$c")
 	cfiles=$(kernel_c <<<"$files")
+	cfiles=$(built_c <<<"$cfiles")
 	# shellcheck disable=SC2086
-	build_objs "$lp.log" $cfiles
-	if grep -q '^sparse-compat: sparse failed' "$lp.log"; then
+	if ! build_objs "$lp.log" $cfiles; then
+		result FAIL "review:warnings:$p" "the touched objects did not build: $(grep -m2 -hE 'error|not built' "$lp.log" | tr '\n' ' ')(log: $lp.log)"
+	elif grep -q '^sparse-compat: sparse failed' "$lp.log"; then
 		result FAIL "review:warnings:$p" "$(grep -m1 '^sparse-compat: sparse failed' "$lp.log")"
 	else
 		norm_warnings "$REVIEW_TREE" "$B" <"$lp.log" >"$lp.warnings"
@@ -91,7 +98,7 @@ for i in "${!commits[@]}"; do
 			printf '%s: new warnings:\n%s\n' "$p" "$new" >&2
 		fi
 	fi
-	kfiles=$(grep -E '\.(c|h)$' <<<"$files" | grep -vE '^(tools|scripts|samples)/' || true)
+	kfiles=$(kdoc_files <<<"$files")
 	# shellcheck disable=SC2086
 	if ! kdoc $kfiles >"$lp.kdoc"; then
 		result FAIL "review:kernel-doc:$p" "scripts/kernel-doc failed"
@@ -116,6 +123,7 @@ cocci() {
 	for f in "$@"; do [ -f "$REVIEW_TREE/$f" ] && files+=("$f"); done
 	[ ${#files[@]} -gt 0 ] || return 0
 	for s in "$REVIEW_TREE"/scripts/coccinelle/*/*.cocci; do
+		[ -f "$s" ] || { printf 'spatch failed: no coccinelle scripts in %s\n' "$REVIEW_TREE/scripts/coccinelle" >>"$L/spatch.err"; break; }
 		grep -q 'virtual report' "$s" || continue
 		(cd "$REVIEW_TREE" && spatch -D report --very-quiet --no-show-diff --cocci-file "$s" \
 			--no-includes --include-headers-for-types "${files[@]}" 2>>"$L/spatch.err") || {

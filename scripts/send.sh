@@ -41,10 +41,15 @@ case $mode in
 --dry-run | --reflect | --send | --check) shift ;;
 *) die "usage: $0 --dry-run|--reflect|--send|--check [POSTING...]" ;;
 esac
+mapfile -t all_postings < <(series_postings)
 if [ $# -gt 0 ]; then
 	postings=("$@")
+	for p in "${postings[@]}"; do
+		printf '%s\n' "${all_postings[@]}" | grep -qxF -- "$p" ||
+			die "no posting \"$p\" in series (postings: ${all_postings[*]})"
+	done
 else
-	mapfile -t postings < <(series_postings)
+	postings=("${all_postings[@]}")
 fi
 command -v b4 >/dev/null || die "b4 is not installed (scripts/deps.sh)"
 
@@ -53,10 +58,7 @@ base=$(ktree_git rev-parse "$KSERIES_BASE_TAG") || die "no $KSERIES_BASE_TAG in 
 
 # The author of the committed patches: the project's identity.
 project_ident() {
-	local p
-	p=$(posting_patches "$(series_postings | head -n 1)" | head -n 1)
-	git mailinfo /dev/null /dev/null <"$KSERIES_PATCHES/$p" |
-		awk '/^Author: / { sub(/^Author: /, ""); n = $0 } /^Email: / { sub(/^Email: /, ""); e = $0 } END { printf "%s <%s>\n", n, e }'
+	patch_author "$KSERIES_PATCHES/$(series_patches | head -n 1)"
 }
 
 # Why IDENT ("Name <email>") cannot send, or nothing.
@@ -67,7 +69,7 @@ unsendable() {
 		echo "no sender identity: set user.name and user.email in your git configuration"
 	elif [ "$ident" = "$(project_ident)" ]; then
 		echo "$ident is the project's placeholder identity (the committed patches' author), not a person"
-	elif grep -qiE '(\.invalid|\.example|\.test|\.localhost|@localhost|@example\.(com|org|net))$|no-?reply' <<<"$email"; then
+	elif grep -qiE '(\.invalid|\.example|\.test|\.localhost|@localhost|@example\.(com|org|net)|\(none\))$|no-?reply' <<<"$email"; then
 		echo "$ident is not an address mail can be sent from (placeholder domain or noreply)"
 	fi
 }
@@ -76,13 +78,15 @@ unsendable() {
 # repository config may not say otherwise: it is the workbench's).
 sender_ident() {
 	local from name email
-	from=$(GIT_CONFIG_NOSYSTEM=1 git config --global sendemail.from 2>/dev/null)
+	# Outside any repository: the user's system and global files, with
+	# their includes, and GIT_AUTHOR_* if set, as git itself would.
+	from=$(cd / && git config --includes sendemail.from 2>/dev/null)
 	if [ -n "$from" ]; then
 		printf '%s\n' "$from"
 		return
 	fi
-	name=$(git config --global user.name 2>/dev/null)
-	email=$(git config --global user.email 2>/dev/null)
+	name=${GIT_AUTHOR_NAME:-$(cd / && git config --includes user.name 2>/dev/null)}
+	email=${GIT_AUTHOR_EMAIL:-$(cd / && git config --includes user.email 2>/dev/null)}
 	[ -z "$name$email" ] || printf '%s <%s>\n' "$name" "$email"
 }
 
@@ -131,9 +135,12 @@ B4CFG=("b4.prep-cover-strategy=commit"
 B4_PREFIX=b4
 
 b4_in() {
-	local wt=$1
+	local wt=$1 kv=("${B4CFG[@]}")
 	shift
-	(cd "$wt" && GIT_CONFIG_PARAMETERS="$(printf "'%s' " "${B4CFG[@]}")" b4 "$@")
+	# b4 writes From: from user.*: the sender chosen above, whatever else
+	# the configuration says.
+	kv+=("user.name=${SENDER% <*}" "user.email=$(sed -n 's/.*<\(.*\)>.*/\1/p' <<<"$SENDER")")
+	(cd "$wt" && GIT_CONFIG_PARAMETERS="$(printf "'%s' " "${kv[@]}")" b4 "$@")
 }
 
 prep_posting() {
@@ -151,13 +158,7 @@ prep_posting() {
 			"$(date -u +%Y%m%d)" "$posting" "$(printf '%s' "$posting$BASE_COMMIT" | sha1sum | cut -c1-12)" \
 			"$(for p in $prefixes; do printf '"%s"' "$p"; done | sed 's/""/", "/g')")
 	fi
-	desc=$(awk '
-		!hdr && /^Subject: / { s = $0; sub(/^Subject: *(\[[^]]*\] *)?/, "", s); insubj = 1; next }
-		!hdr && insubj && /^[ \t]/ { t = $0; sub(/^[ \t]+/, " ", t); s = s t; next }
-		!hdr && /^$/ { hdr = 1; printf "%s\n\n", s; next }
-		!hdr { insubj = 0; next }
-		/^[^ \t].* \([0-9]+\):$/ { exit }
-		{ print }' "$(cover_letter "$posting")")
+	desc=$(cover_description "$(cover_letter "$posting")")
 	# b4's "commit" cover strategy: an empty commit on the base holds the
 	# cover letter, the patches follow.  (b4 0.12's branch-description
 	# strategy names the base's parent as base-commit.)
@@ -172,14 +173,17 @@ prep_posting() {
 			ktree_git commit-tree "$tip^{tree}" -p "$c" -F <(ktree_git log -1 --format=%B "$tip")) ||
 			die "commit-tree failed"
 	done
-	ktree_git branch -f "$branch" "$c" >/dev/null
 	if [ ! -e "$wt/.git" ]; then
 		remove_owned_dir "$wt"
 		ktree_git worktree prune
 		printf '/MAINTAINERS\n/.get_maintainer.ignore\n/.mailmap\n/scripts/get_maintainer.pl\n' |
-			sparse_worktree "$wt" "$branch" >&2 || die "worktree for $branch failed"
+			sparse_worktree "$wt" "$c" >&2 || die "worktree for $branch failed"
+		touch "$wt/$KSERIES_MARKER"
 	fi
-	xgit -C "$wt" checkout -q -f "$branch" || die "checkout of $branch failed"
+	# The branch is checked out there: move it there (git branch -f would
+	# refuse, and b4 would send what the branch held before).
+	xgit -C "$wt" checkout -q -f -B "$branch" "$c" || die "checkout of $branch failed"
+	[ "$(xgit -C "$wt" rev-parse HEAD)" = "$c" ] || die "$branch is not at the new commits"
 	b4_in "$wt" prep --auto-to-cc >&2 || die "b4 prep --auto-to-cc of $posting failed"
 }
 
@@ -215,6 +219,7 @@ if [ "$mode" != --check ]; then
 	sender=$(sender_ident)
 	why=$(unsendable "$sender")
 	[ -z "$why" ] || die "refusing to write mail: $why"
+	SENDER=$sender
 	mkdir -p "$out"
 	for posting in "${postings[@]}"; do
 		wt=$KSERIES_CACHE/send/$posting
@@ -244,7 +249,7 @@ export GIT_CONFIG_NOSYSTEM=1
 # The placeholder identity must be refused.
 printf '[user]\n\tname = %s\n\temail = %s\n' "$(project_ident | sed 's/ <.*//')" \
 	"$(project_ident | sed 's/.*<\(.*\)>/\1/')" >"$tmp/placeholder.gitconfig"
-if refusal=$(GIT_CONFIG_GLOBAL=$tmp/placeholder.gitconfig bash "$0" --dry-run 2>&1); then
+if refusal=$(env -u GIT_AUTHOR_NAME -u GIT_AUTHOR_EMAIL GIT_CONFIG_GLOBAL="$tmp/placeholder.gitconfig" bash "$0" --dry-run 2>&1); then
 	result FAIL mail:refuses-placeholder "--dry-run wrote mail as $(project_ident)"
 elif grep -q 'refusing to write mail' <<<"$refusal"; then
 	result PASS mail:refuses-placeholder "$(grep -m1 'refusing' <<<"$refusal")"
@@ -252,9 +257,12 @@ else
 	result FAIL mail:refuses-placeholder "--dry-run failed otherwise: $(tail -n 1 <<<"$refusal")"
 fi
 
-sender="Round-trip Check <round-trip-check@kernel.org>"
-printf '[user]\n\tname = Round-trip Check\n\temail = round-trip-check@kernel.org\n' >"$tmp/check.gitconfig"
+sender="Round-trip Check <round-trip-check@kseries.invalid>"
+SENDER=$sender
+printf '[user]\n\tname = Round-trip Check\n\temail = round-trip-check@kseries.invalid\n' >"$tmp/check.gitconfig"
 export GIT_CONFIG_GLOBAL=$tmp/check.gitconfig
+# No ~/.get_maintainer.conf of whoever runs the check.
+export HOME=$tmp
 B4_PREFIX=b4-check
 for posting in "${postings[@]}"; do
 	ktree_git branch -D "$B4_PREFIX/$posting" >/dev/null 2>&1
@@ -270,20 +278,21 @@ for posting in "${postings[@]}"; do
 	mbox=$tmp/$posting.mbox
 	to_mbox "$mbox" "$tmp/out-$posting"/*
 	# git am gets the patches (a cover letter is no patch to git am).
-	to_mbox "$tmp/$posting.patches.mbox" $(ls "$tmp/out-$posting"/*.eml | sed -n '2,$p')
+	mails=("$tmp/out-$posting"/*.eml)
+	to_mbox "$tmp/$posting.patches.mbox" "${mails[@]:1}"
 	series_mboxes+=("$tmp/$posting.patches.mbox")
 	n=$(posting_patches "$posting" | wc -l)
-	mails=$(ls "$tmp/out-$posting" | wc -l)
+	nmails=${#mails[@]}
 	froms=$(grep -c "^From: $sender\$" "$mbox")
 	sobs=$(grep -c "^Signed-off-by: $sender\$" "$mbox")
 	placeholder=$(grep -c -F "$(project_ident)" "$mbox")
 	to=$(grep -m1 '^To: ' "$mbox")
 	basec=$(grep -c "^base-commit: $BASE_COMMIT\$" "$mbox")
-	if [ "$mails" -eq $((n + 1)) ] && [ "$froms" -eq $((n + 1)) ] && [ "$sobs" -ge "$n" ] &&
+	if [ "$nmails" -eq $((n + 1)) ] && [ "$froms" -eq $((n + 1)) ] && [ "$sobs" -ge "$n" ] &&
 		[ "$placeholder" -eq 0 ] && [ -n "$to" ] && [ "$basec" -eq 1 ]; then
-		result PASS "mail:b4-send:$posting" "$mails mails from the sender with their Signed-off-by, base-commit $BASE_COMMIT; ${to:0:100}"
+		result PASS "mail:b4-send:$posting" "$nmails mails from the sender with their Signed-off-by, base-commit $BASE_COMMIT; ${to:0:100}"
 	else
-		result FAIL "mail:b4-send:$posting" "$mails mails for $n patches + cover, $froms From: and $sobs Signed-off-by: of the sender, $placeholder mentions of the placeholder, $basec base-commit: $BASE_COMMIT lines, To: '${to:0:60}'"
+		result FAIL "mail:b4-send:$posting" "$nmails mails for $n patches + cover, $froms From: and $sobs Signed-off-by: of the sender, $placeholder mentions of the placeholder, $basec base-commit: $BASE_COMMIT lines, To: '${to:0:60}'"
 	fi
 
 	# The tree of the posting alone, as the sender's commits have it.
@@ -294,7 +303,8 @@ for posting in "${postings[@]}"; do
 	else
 		result FAIL "mail:git-am:$posting" "git am of $posting.mbox on the base: $(grep -m2 -E 'error|fail|conflict' "$tmp/$posting.am.log" | tr '\n' ' ')"
 	fi
-	cover_id=$(sed -n '1,/^$/{s/^Message-Id: <\(.*\)>$/\1/Ip}' "$tmp/out-$posting"/$(ls "$tmp/out-$posting" | head -n 1) | head -n 1)
+	first=("$tmp/out-$posting"/*.eml)
+	cover_id=$(sed -n '1,/^$/{s/^Message-Id: <\(.*\)>$/\1/Ip}' "${first[0]}" | head -n 1)
 	mkdir -p "$tmp/b4am-$posting"
 	# b4 0.12 under Python 3.11 cannot read a folded Subject: (its own
 	# b4 send folds long ones): b4 am gets the mails with headers unfolded.
@@ -310,6 +320,7 @@ for posting in "${postings[@]}"; do
 done
 
 # All postings' mails in order: the series.
+[ ${#postings[@]} -eq ${#all_postings[@]} ] || exit 0
 if [ ${#series_mboxes[@]} -eq ${#postings[@]} ] &&
 	got=$(AM_OPTS=--no-3way am_on "$base" "$tmp/series.am.log" "${series_mboxes[@]}") &&
 	[ "$(ktree_git rev-parse "$got^{tree}")" = "$(ktree_git rev-parse "$KSERIES_BRANCH^{tree}")" ]; then

@@ -18,15 +18,30 @@
 #
 # The run tests patches/ as committed, never the developer's work tree:
 # it applies the series in a disposable tree of its own,
-# $KSERIES_CACHE/ci/{linux,build,run}, replaced when the base moves.
+# $KSERIES_CACHE/ci/{linux,build,run,review}, replaced when the base
+# moves, and ignores the variables that would change what it tests
+# (KSERIES_IMPORT_FROM, KSERIES_FORCE, KSERIES_EXTRA_CONFIG,
+# KSERIES_VM_CMDLINE, KSERIES_VM_TIMEOUT).
 # ccache (and the apply step, which touches only files that change) make
 # a second run incremental.
 ci_root=${KSERIES_CACHE:-$HOME/.cache/kseries}/ci
 export KSERIES_WORKTREE=$ci_root/linux
 export KSERIES_BUILD=$ci_root/build
 export KSERIES_RUN=$ci_root/run
+export KSERIES_REVIEW=$ci_root/review
 export KSERIES_DISPOSABLE=1
+# What would make this run test something else than patches/ as committed.
+unset KSERIES_IMPORT_FROM KSERIES_FORCE KSERIES_EXTRA_CONFIG KSERIES_VM_CMDLINE KSERIES_VM_TIMEOUT
 . "$(dirname "$0")/lib.sh"
+
+# The machine's one build slot, for the whole run (scripts/lib.sh:
+# with_build_lock); a build started meanwhile waits for it.
+if [ "${KSERIES_BUILD_LOCK_HELD:-0}" != 1 ]; then
+	mkdir -p "$KSERIES_CACHE"
+	exec 9>"$KSERIES_CACHE/build.lock"
+	flock 9
+	export KSERIES_BUILD_LOCK_HELD=1
+fi
 
 STAGES=$KSERIES_REPO/scripts/stages
 REQUIRED="setup apply build"

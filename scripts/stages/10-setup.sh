@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Stage setup: the packages the workbench needs, the base tree, and the
-# base checked against pristine upstream.
+# Stage setup: the packages the workbench needs and the base tree.
 #   setup:deps       scripts/deps.sh installed what was missing
 #   setup:base       scripts/fetch-base.sh made $KSERIES_WORKTREE at the base
-#   setup:upstream   scripts/check-upstream.sh: the series applies to
-#                    upstream v7.3.4 as it does to the Debian base
 . "$(dirname "$0")/../lib.sh"
 
 if bash "$KSERIES_REPO/scripts/deps.sh" >&2; then
@@ -20,4 +17,3 @@ else
 	result FAIL setup:base "scripts/fetch-base.sh failed"
 	exit 1
 fi
-bash "$KSERIES_REPO/scripts/check-upstream.sh"

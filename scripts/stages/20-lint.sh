@@ -73,14 +73,16 @@ keep_finding() {
 	! grep -rqw -- "$name" "$KSERIES_WORKTREE/drivers/gpu/drm/amd/include/asic_reg"
 }
 
+empty_home=$(scratch_dir home) || exit 1
+trap 'rm -rf "$empty_home"' EXIT
+[ ! -e "$KSERIES_WORKTREE/.checkpatch.conf" ] || die "$KSERIES_WORKTREE/.checkpatch.conf: the base has none; remove it"
 cp_key=$(printf '%s\n' "$checkpatch" "$KSERIES_WORKTREE/scripts/spelling.txt" \
-	"$KSERIES_WORKTREE/scripts/const_structs.checkpatch" "${BASH_SOURCE[0]}" | hash_files)
+	"$KSERIES_WORKTREE/scripts/const_structs.checkpatch" "${BASH_SOURCE[0]}" "$KSERIES_REPO/scripts/lib.sh" | hash_files)
 for p in $listed; do
 	f=$P/$p
 	[ -f "$f" ] || continue
-	info=$(git mailinfo /dev/null /dev/null <"$f")
-	subject=$(sed -n 's/^Subject: //p' <<<"$info")
-	author="$(sed -n 's/^Author: //p' <<<"$info") <$(sed -n 's/^Email: //p' <<<"$info")>"
+	subject=$(patch_subject "$f")
+	author=$(patch_author "$f")
 	why=
 	grep -qE '^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*: [^ ]' <<<"$subject" ||
 		why+="subject \"$subject\" has no subsystem prefix; "
@@ -99,11 +101,12 @@ for p in $listed; do
 	key=$cache/$(sha256sum "$f" | cut -c1-16)-$cp_key
 	if [ ! -f "$key" ]; then
 		# Status 0: clean, 1: findings; anything else: checkpatch failed.
-		(cd "$KSERIES_WORKTREE" && perl "$checkpatch" --strict --quiet --no-summary \
+		# HOME: no ~/.checkpatch.conf of whoever runs it.
+		(cd "$KSERIES_WORKTREE" && HOME=$empty_home perl "$checkpatch" --strict --quiet --no-summary \
 			--show-types --ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$f") >"$key.raw" 2>&1
 		rc=$?
 		if [ $rc -le 1 ]; then
-			drop_register_camelcase <"$key.raw" >"$key"
+			drop_register_camelcase <"$key.raw" >"$key.new" && mv "$key.new" "$key"
 		else
 			result FAIL "lint:checkpatch:$p" "checkpatch.pl failed (status $rc): $(tail -n 2 "$key.raw" | tr '\n' ' ')"
 			rm -f "$key.raw"

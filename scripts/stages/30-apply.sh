@@ -6,6 +6,9 @@
 #   apply:alone:<posting> each posting alone on the base
 #   apply:export          patches/ and series are exactly what
 #                         scripts/export.sh writes from the applied tree
+#   apply:upstream:*      scripts/check-upstream.sh: the series applies to
+#                         pristine upstream v7.3.4 as it does to the Debian
+#                         base (or a SKIP saying why it cannot be checked)
 . "$(dirname "$0")/../lib.sh"
 
 if ! bash "$KSERIES_REPO/scripts/apply.sh" --check; then
@@ -18,3 +21,4 @@ else
 	printf '%s\n' "$out" >&2
 	result FAIL apply:export "patches/ is not what scripts/export.sh writes from the applied series: $(tail -n 1 <<<"$out")"
 fi
+bash "$KSERIES_REPO/scripts/check-upstream.sh"

@@ -3,17 +3,22 @@
 # Stage bisect: every patch builds, applied on the ones before it.
 #   bisect:<posting>/<patch>   at that commit:
 #                              - each .c file the patch touches is compiled
-#                                (with kbuild when the patch also changes a
-#                                Makefile, Kbuild or Kconfig, so that those
-#                                are exercised too; else with the compile
-#                                command kbuild used for it in the test
-#                                build, which is the same);
+#                                with the command kbuild used for it in the
+#                                test build (the tip's flags);
+#                              - when the patch changes a Makefile, Kbuild
+#                                or Kconfig, kbuild itself (config refreshed
+#                                at that commit) builds those files and
+#                                every file of the series in the changed
+#                                directories instead, so the change is
+#                                exercised;
 #                              - each other .c file of the series that
 #                                includes a header the patch changes (the
 #                                test build's dependency lists say which) is
-#                                checked with the same command and
-#                                -fsyntax-only: declarations, types and
-#                                prototypes, in half the time of a compile
+#                                checked with its command and -fsyntax-only:
+#                                declarations, types and prototypes, in half
+#                                the time of a compile.  Files outside the
+#                                series that include such a header are
+#                                compiled at the tip only (build stage).
 #   bisect:alone:<posting>     the .c files of a posting applied alone on
 #                              the base (refs/kseries/alone/*) compile
 # The full kernel, vmlinux and modules, is built at the tip by the build
@@ -22,10 +27,11 @@
 #
 # Only .c files the test kernel builds can be compiled with its config;
 # others are reported as a SKIP.  Verdicts are cached by the commit's tree
-# id, the config, the compiler and this script, so a second run compiles
-# only from the first changed patch on.  Runs in the review checkout
-# ($KSERIES_REVIEW); logs in $KSERIES_RUN/bisect/.
+# id, the config, the compiler, the compile commands and the workbench, so
+# a second run compiles only from the first changed patch on.  Runs in the
+# review checkout ($KSERIES_REVIEW); logs in $KSERIES_RUN/bisect/.
 . "$(dirname "$0")/../lib.sh"
+hold_build_lock "$0" "$@"
 
 B=$KSERIES_REVIEW/build
 L=$KSERIES_RUN/bisect
@@ -43,11 +49,6 @@ mapfile -t names < <(series_patches)
 all_c=$(series_files "$base" "$tip" | kernel_c)
 built=$(built_c <<<"$all_c")
 unbuilt=$(comm -23 <(sort <<<"$all_c") <(sort <<<"$built") | tr '\n' ' ')
-key_env=$( {
-	cat "$KSERIES_BUILD/.config" "${BASH_SOURCE[0]}"
-	gcc --version | head -n 1
-	printf '%s\n' "$built"
-} | sha256sum | cut -c1-16)
 
 # The test build's compile command and dependency list of each built .c
 # file, pointed at the review checkout: cmd/<file>, deps/<file> (the
@@ -63,9 +64,26 @@ for f in $built; do
 	sed -n "s|^savedcmd_[^ ]* := ||p" "$cmdfile" | sed -e 's/ ; .*//' -e 's/;.*//' \
 		-e "s|$KSERIES_WORKTREE/|$REVIEW_TREE/|g" \
 		-e "s|-Wp,-MMD,[^ ]*|-Wp,-MMD,$L/dep.d|" >"$meta/cmd/$f"
-	awk '/^deps_/ { on = 1; next } on && /^$/ { exit } on { print $1 }' "$cmdfile" |
-		sed -n "s|^$KSERIES_WORKTREE/||p" | grep -v '^\$(wildcard' >"$meta/deps/$f"
+	# Paths are absolute, or relative to the build directory (ccache's
+	# base_dir rewrites them so): the tree's own files, relative to it.
+	awk '/^deps_/ { on = 1; next } on && /^$/ { exit } on && $1 !~ /^\$\(wildcard/ { print $1 }' "$cmdfile" |
+		(cd "$KSERIES_BUILD" && xargs -r realpath -m) | sed -n "s|^$KSERIES_WORKTREE/||p" >"$meta/deps/$f"
+	# A command that does not compile this file in the review checkout
+	# (paths not rewritten, no -c -o) would check nothing, or the tip.
+	grep -qF " $REVIEW_TREE/$f" "$meta/cmd/$f" && grep -q ' -c -o ' "$meta/cmd/$f" &&
+		! grep -qF "$KSERIES_WORKTREE/" "$meta/cmd/$f" ||
+		die "the test build's command for $f ($cmdfile) cannot be pointed at the review checkout"
+	[ -s "$meta/deps/$f" ] || die "the test build lists no dependencies for $f ($cmdfile)"
 done
+# Verdicts depend on: the config, the compiler, the workbench, the
+# compile commands (the tip's flags) and which files are checked.
+key_env=$( {
+	cat "$KSERIES_BUILD/.config"
+	gcc --version | head -n 1
+	workbench_hash
+	cat "$meta"/cmd/* 2>/dev/null | sed "s|$REVIEW_TREE|TREE|g; s|$L|LOG|g"
+	printf '%s\n' "$built"
+} | sha256sum | cut -c1-16)
 
 # compile FILE MODE: the test build's command for FILE in the review
 # checkout; MODE "object" (a real compile) or "syntax" (-fsyntax-only).
@@ -94,25 +112,37 @@ kbuild_prepare() {
 # check_at NAME COMMIT: the checks of one commit; a result line; cached
 # when it passes.
 check_at() {
-	local name=$1 c=$2 key files touched headers kb=0 f h jobs=() log n_obj=0 n_syn=0 rc=0
+	local name=$1 c=$2 key files touched headers kdirs kobjs=() f h log n_obj=0 n_syn=0 rc=0 how= miss
 	key=$cache/$(ktree_git rev-parse "$c^{tree}")-$key_env
 	if [ -f "$key" ]; then
-		result PASS "$name" "$(cat "$key") (cached: same tree, config and compiler)"
+		result PASS "$name" "$(cat "$key") (cached: same tree, config, compiler and workbench)"
 		return
 	fi
 	review_checkout "$c"
 	files=$(commit_files "$c")
 	touched=$(kernel_c <<<"$files" | built_c)
 	headers=$(grep -E '\.h$' <<<"$files" || true)
-	! grep -qE '(^|/)(Makefile|Kbuild|Kconfig[^/]*)$' <<<"$files" || kb=1
 	log=$L/${name//\//_}.log
 	: >"$log"
-	if [ $kb = 1 ] && [ -n "$touched" ]; then
+	: >"$L/jobs"
+	# A changed Makefile, Kbuild or Kconfig: kbuild builds the touched
+	# files and every series file in the directories of those files.
+	kdirs=$(grep -E '(^|/)(Makefile|Kbuild|Kconfig[^/]*)$' <<<"$files" | grep -vE '^(tools|Documentation)/' |
+		xargs -r -n 1 dirname | sort -u)
+	if [ -n "$kdirs" ]; then
+		for f in $built; do
+			[ -f "$REVIEW_TREE/$f" ] || continue
+			if grep -qxF "$f" <<<"$touched" || grep -qxF "$(dirname "$f")" <<<"$kdirs"; then
+				kobjs+=("$(obj_of "$f")")
+			fi
+		done
 		kbuild_prepare
-		! grep -qE '(^|/)Kconfig[^/]*$' <<<"$files" || review_configure "$B"
-		# shellcheck disable=SC2046
-		kmake "$REVIEW_TREE" "$B" -k $(for f in $touched; do obj_of "$f"; done) >>"$log" 2>&1 || rc=1
-		n_obj=$(wc -w <<<"$touched")
+		review_configure "$B"
+		kmake "$REVIEW_TREE" "$B" -k "${kobjs[@]}" >>"$log" 2>&1 || rc=1
+		miss=$(missing_objs "$B" "${kobjs[@]}")
+		[ -z "$miss" ] || { rc=1; printf 'kbuild did not produce: %s failed\n' "$miss" >>"$log"; }
+		n_obj=${#kobjs[@]}
+		how=" by kbuild (a Makefile/Kbuild/Kconfig changed: $(tr '\n' ' ' <<<"$kdirs" | xargs))"
 	else
 		for f in $touched; do
 			[ -f "$REVIEW_TREE/$f" ] || continue
@@ -120,7 +150,6 @@ check_at() {
 			n_obj=$((n_obj + 1))
 		done >"$L/jobs"
 	fi
-	[ $kb = 0 ] || : >"$L/jobs"
 	# Dependents of the changed headers: syntax.
 	if [ -n "$headers" ]; then
 		for f in $built; do
@@ -135,13 +164,11 @@ check_at() {
 	# Two at a time (two cores); each job's output, with its file named.
 	export -f compile
 	export L KSERIES_BUILD meta
-	if [ -s "$L/jobs" ]; then
-		xargs -P "$KSERIES_JOBS" -L 1 bash -c 'out=$(compile "$0" "$1") || { printf "%s (%s): failed\n%s\n" "$0" "$1" "$out"; exit 1; }; [ -z "$out" ] || printf "%s (%s):\n%s\n" "$0" "$1" "$out"' \
-			<"$L/jobs" >>"$log" 2>&1 || rc=1
-	fi
+	xargs -r -P "$KSERIES_JOBS" -L 1 bash -c 'out=$(compile "$0" "$1") || { printf "%s (%s): failed\n%s\n" "$0" "$1" "$out"; exit 1; }; [ -z "$out" ] || printf "%s (%s):\n%s\n" "$0" "$1" "$out"' \
+		<"$L/jobs" >>"$log" 2>&1 || rc=1
 	if [ $rc = 0 ]; then
 		printf '%d .c files compiled%s, %d files including a changed header syntax-checked\n' \
-			"$n_obj" "$([ $kb = 1 ] && echo ' by kbuild (Makefile/Kconfig changed)')" "$n_syn" >"$key"
+			"$n_obj" "$how" "$n_syn" >"$key"
 		result PASS "$name" "$(cat "$key")"
 	else
 		result FAIL "$name" "does not build: $(grep -m3 -hE 'error:|Error [0-9]|failed$' "$log" | tr '\n' ' ')(log: $log)"
@@ -163,13 +190,13 @@ while read -r posting; do
 	}
 	key=$cache/alone-$(ktree_git rev-parse "$alone^{tree}")-$key_env
 	if [ -f "$key" ]; then
-		result PASS "bisect:alone:$posting" "$(cat "$key") (cached)"
+		result PASS "bisect:alone:$posting" "$(cat "$key") (cached: same tree, config, compiler and workbench)"
 		continue
 	fi
 	review_checkout "$alone"
 	series_files "$base" "$alone" | kernel_c | built_c | sed 's/$/ object/' >"$L/jobs"
 	log=$L/alone-$posting.log
-	if xargs -P "$KSERIES_JOBS" -L 1 bash -c 'out=$(compile "$0" "$1") || { printf "%s: failed\n%s\n" "$0" "$out"; exit 1; }' \
+	if [ -s "$L/jobs" ] && xargs -r -P "$KSERIES_JOBS" -L 1 bash -c 'out=$(compile "$0" "$1") || { printf "%s: failed\n%s\n" "$0" "$out"; exit 1; }' \
 		<"$L/jobs" >"$log" 2>&1; then
 		printf '%d .c files of the posting compiled on the base without the other postings\n' "$(wc -l <"$L/jobs")" >"$key"
 		result PASS "bisect:alone:$posting" "$(cat "$key")"

@@ -6,7 +6,8 @@
 #                           __ATTR*, attribute .name = "...") is a What: entry
 #                           of Documentation/ABI at the tip of the series, and
 #                           each debugfs file it adds (debugfs_create_*("..."))
-#                           is named in Documentation/
+#                           is named in a Documentation/ file the series
+#                           writes
 #   docs:abi                tools/docs/get_abi.py validate finds nothing new
 #   docs:rst                the .rst files the series touches parse with
 #                           docutils (Sphinx-only directives and roles aside)
@@ -17,21 +18,25 @@
 #                               under the section they go to
 . "$(dirname "$0")/../lib.sh"
 
-
-
 mapfile -t commits < <(ktree_git rev-list --reverse "$KSERIES_BASE_TAG..$KSERIES_BRANCH")
 mapfile -t names < <(series_patches)
+[ ${#commits[@]} -eq ${#names[@]} ] && [ ${#commits[@]} -gt 0 ] ||
+	die "branch $KSERIES_BRANCH has ${#commits[@]} commits, series lists ${#names[@]} patches"
 tip=$KSERIES_BRANCH
 tmp=$(scratch_dir docs) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# The ABI and documentation text at the tip.
-ktree_git archive "$tip" Documentation | tar -x -C "$tmp"
+# The ABI and documentation text at the tip, and the documentation files
+# the series writes (a debugfs file must be named in one of those).
+ktree_git archive "$tip" Documentation | tar -x -C "$tmp" || die "git archive of Documentation failed"
 abi_whats=$(grep -rh '^What:' "$tmp/Documentation/ABI" | sed 's/^What:[[:space:]]*//')
+[ -n "$abi_whats" ] || die "no What: lines in Documentation/ABI at the tip"
+docs_changed=$(ktree_git diff --name-only --diff-filter=AM "$KSERIES_BASE_TAG" "$tip" -- Documentation/ | sed "s|^|$tmp/|")
 
 for i in "${!commits[@]}"; do
 	c=${commits[$i]} p=${names[$i]}
-	plus=$(ktree_git show --format= "$c" -- 'drivers/' 'mm/' 'lib/' 'kernel/' 'fs/' | grep '^+' || true)
+	diff=$(ktree_git show --format= "$c" -- 'drivers/' 'mm/' 'lib/' 'kernel/' 'fs/') || die "git show $c failed"
+	plus=$(grep '^+' <<<"$diff")
 	missing=
 	sysfs=$( {
 		sed -n -E 's/.*\b(DEVICE|DRIVER|BUS|CLASS)_ATTR(_RO|_RW|_WO|_ADMIN_RO|_ADMIN_RW)?\(\s*([A-Za-z0-9_]+).*/\3/p' <<<"$plus"
@@ -43,7 +48,9 @@ for i in "${!commits[@]}"; do
 	done
 	dbg=$(sed -n -E 's/.*\bdebugfs_create_[a-z0-9_]+\(\s*"([A-Za-z0-9_.-]+)".*/\1/p' <<<"$plus" | sort -u)
 	for a in $dbg; do
-		grep -rqw -- "$a" "$tmp/Documentation" || missing+="debugfs $a; "
+		# shellcheck disable=SC2086
+		[ -n "$docs_changed" ] && grep -qw -- "$a" $docs_changed ||
+			missing+="debugfs $a (in no Documentation file the series writes); "
 	done
 	n=$(wc -w <<<"$sysfs $dbg")
 	if [ -z "$missing" ]; then
@@ -110,7 +117,7 @@ ktree_git show "$KSERIES_BRANCH:MAINTAINERS" >"$tmp/MAINTAINERS"
 added=$(ktree_git diff --name-only --diff-filter=A "$KSERIES_BASE_TAG" "$KSERIES_BRANCH")
 orphans=
 for f in $added; do
-	secs=$(cd "$KSERIES_WORKTREE" && perl scripts/get_maintainer.pl --mpath "$tmp/MAINTAINERS" --no-git --no-git-fallback \
+	secs=$(cd "$KSERIES_WORKTREE" && HOME=$tmp perl scripts/get_maintainer.pl --mpath "$tmp/MAINTAINERS" --no-git --no-git-fallback \
 			--no-email --no-l --no-s --subsystem --no-tree -f "$f" 2>/dev/null | grep -v '^THE REST$')
 	[ -n "$secs" ] || orphans+="$f "
 done

@@ -38,27 +38,32 @@ kver=$(cat "$KSERIES_BUILD/include/config/kernel.release" 2>/dev/null) || {
 # The plan's lines without comments.
 plan_lines() { grep -v -E '^[[:space:]]*(#|$)' "$PLAN"; }
 
-# The timeout of a kselftest directory, as kselftest's runner reads it.
+# The timeout of a kselftest directory, as kselftest's runner reads it
+# (timeout= of its settings file, else 45 s).
 settings_timeout() {
 	local t
-	t=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$KSERIES_WORKTREE/tools/testing/selftests/$1/settings" 2>/dev/null | tail -n 1)
+	t=$(sed -n 's/^timeout=\(.*\)$/\1/p' "$KSERIES_WORKTREE/tools/testing/selftests/$1/settings" 2>/dev/null | tail -n 1)
 	printf '%s\n' "${t:-45}"
 }
 
-# The plan the guest runs: "KIND NAME TIMEOUT ARGS...", timeouts in seconds.
+# The plan the guest runs: "KIND NAME TIMEOUT ARGS...", timeouts in
+# seconds, each a positive number (kselftest's timeout=0, "no limit",
+# cannot bound a step of the VM).
 resolve_plan() {
 	local kind name t dir rest
 	plan_lines | while read -r kind name t rest; do
 		case $kind in
-		run | kunit) printf '%s %s %s %s\n' "$kind" "$name" "$t" "$rest" ;;
+		cmdline | files) continue ;;
+		run | kunit) ;;
 		kselftest)
 			dir=${rest%% *}
 			[ "$t" != settings ] || t=$(settings_timeout "$dir")
-			printf '%s %s %s %s\n' "$kind" "$name" "$t" "$rest"
 			;;
-		cmdline | files) ;;
 		*) die "scripts/vm/plan: unknown step \"$kind\"" ;;
 		esac
+		[[ $t =~ ^[1-9][0-9]*$ ]] ||
+			die "scripts/vm/plan: step $kind $name: timeout \"$t\" is not a number of seconds (\"settings\" only for kselftest steps; settings' timeout=0 cannot bound a VM step)"
+		printf '%s %s %s %s\n' "$kind" "$name" "$t" "$rest"
 	done
 }
 
@@ -104,8 +109,9 @@ if ! make_initramfs >"$KSERIES_RUN/initramfs.log" 2>&1; then
 fi
 stage_end
 
-# The VM's budget: the boot plus every step's timeout.
-steps=$(awk '{ s += $3 } END { print s + 0 }' "$root/etc/kseries/plan")
+# The VM's budget: the boot plus every step's timeout and the 10 s the
+# guest gives a killed step to die.
+steps=$(awk '{ s += $3 + 10 } END { print s + 0 }' "$root/etc/kseries/plan")
 timeout_s=${KSERIES_VM_TIMEOUT:-$((${KSERIES_VM_BOOT_TIMEOUT:-300} + steps))}
 
 cmdline="console=ttyS0,115200 panic=-1 loglevel=7 printk.time=1"
