@@ -7,10 +7,11 @@
 #                                test build (the tip's flags);
 #                              - when the patch changes a Makefile, Kbuild
 #                                or Kconfig, kbuild itself (config refreshed
-#                                at that commit) builds those files and
-#                                every file of the series in the changed
-#                                directories instead, so the change is
-#                                exercised;
+#                                at that commit) builds those files and the
+#                                series' files whose objects the changed
+#                                lines name (for a Kconfig-only change, the
+#                                series' files of that directory), so the
+#                                change is exercised;
 #                              - each other .c file of the series that
 #                                includes a header the patch changes (the
 #                                test build's dependency lists say which) is
@@ -70,7 +71,8 @@ for f in $built; do
 		(cd "$KSERIES_BUILD" && xargs -r realpath -m) | sed -n "s|^$KSERIES_WORKTREE/||p" >"$meta/deps/$f"
 	# A command that does not compile this file in the review checkout
 	# (paths not rewritten, no -c -o) would check nothing, or the tip.
-	grep -qF " $REVIEW_TREE/$f" "$meta/cmd/$f" && grep -q ' -c -o ' "$meta/cmd/$f" &&
+	src=$(awk '{ print $NF }' "$meta/cmd/$f")
+	[ "$(realpath -m "$src")" = "$REVIEW_TREE/$f" ] && grep -q ' -c -o ' "$meta/cmd/$f" &&
 		! grep -qF "$KSERIES_WORKTREE/" "$meta/cmd/$f" ||
 		die "the test build's command for $f ($cmdfile) cannot be pointed at the review checkout"
 	[ -s "$meta/deps/$f" ] || die "the test build lists no dependencies for $f ($cmdfile)"
@@ -126,21 +128,29 @@ check_at() {
 	: >"$log"
 	: >"$L/jobs"
 	# A changed Makefile, Kbuild or Kconfig: kbuild builds the touched
-	# files and every series file in the directories of those files.
+	# files and the series' files whose objects the changed lines name.
 	kdirs=$(grep -E '(^|/)(Makefile|Kbuild|Kconfig[^/]*)$' <<<"$files" | grep -vE '^(tools|Documentation)/' |
 		xargs -r -n 1 dirname | sort -u)
 	if [ -n "$kdirs" ]; then
+		named=$(ktree_git diff-tree -p --no-commit-id "$c^" "$c" -- $(sed 's|$|/Makefile|' <<<"$kdirs") \
+			$(sed 's|$|/Kbuild|' <<<"$kdirs") | grep '^[-+][^-+]' | grep -oE '[A-Za-z0-9_-]+\.o\b' | sort -u)
 		for f in $built; do
 			[ -f "$REVIEW_TREE/$f" ] || continue
-			if grep -qxF "$f" <<<"$touched" || grep -qxF "$(dirname "$f")" <<<"$kdirs"; then
+			if grep -qxF "$f" <<<"$touched" || grep -qxF "$(basename "${f%.c}").o" <<<"$named"; then
 				kobjs+=("$(obj_of "$f")")
 			fi
 		done
+		[ ${#kobjs[@]} -gt 0 ] || for f in $built; do
+			# A Kconfig-only change: the series' files of those directories.
+			[ -f "$REVIEW_TREE/$f" ] && grep -qxF "$(dirname "$f")" <<<"$kdirs" && kobjs+=("$(obj_of "$f")")
+		done
 		kbuild_prepare
 		review_configure "$B"
-		kmake "$REVIEW_TREE" "$B" -k "${kobjs[@]}" >>"$log" 2>&1 || rc=1
-		miss=$(missing_objs "$B" "${kobjs[@]}")
-		[ -z "$miss" ] || { rc=1; printf 'kbuild did not produce: %s failed\n' "$miss" >>"$log"; }
+		if [ ${#kobjs[@]} -gt 0 ]; then
+			kmake "$REVIEW_TREE" "$B" -k "${kobjs[@]}" >>"$log" 2>&1 || rc=1
+			miss=$(missing_objs "$B" "${kobjs[@]}")
+			[ -z "$miss" ] || { rc=1; printf 'kbuild did not produce: %s failed\n' "$miss" >>"$log"; }
+		fi
 		n_obj=${#kobjs[@]}
 		how=" by kbuild (a Makefile/Kbuild/Kconfig changed: $(tr '\n' ' ' <<<"$kdirs" | xargs))"
 	else
