@@ -52,9 +52,9 @@ download_package() {
 # fixed metadata, and tag it.
 commit_base() {
 	local tree=$1 commit
-	commit=$(GIT_AUTHOR_NAME="$KSERIES_BASE_NAME" GIT_AUTHOR_EMAIL="$KSERIES_BASE_EMAIL" \
-		GIT_AUTHOR_DATE="$BASE_DATE" GIT_COMMITTER_NAME="$KSERIES_BASE_NAME" \
-		GIT_COMMITTER_EMAIL="$KSERIES_BASE_EMAIL" GIT_COMMITTER_DATE="$BASE_DATE" \
+	# (xgit takes the identity from KSERIES_GIT_*, never from GIT_AUTHOR_*.)
+	commit=$(KSERIES_GIT_NAME="$KSERIES_BASE_NAME" KSERIES_GIT_EMAIL="$KSERIES_BASE_EMAIL" \
+		GIT_AUTHOR_DATE="$BASE_DATE" GIT_COMMITTER_DATE="$BASE_DATE" \
 		ktree_git commit-tree "$tree" -m "Import $BASE_PACKAGE $BASE_VERSION" \
 		-m "Linux $BASE_KERNELVERSION as shipped in Debian's $BASE_PACKAGE $BASE_VERSION ($BASE_SUITE), $BASE_TARBALL, sha256 $BASE_SHA256.") ||
 		die "git commit-tree failed"

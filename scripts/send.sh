@@ -113,9 +113,9 @@ rewrite_for_sender() {
 				$0 == old { print new; next }
 				{ print }')
 		grep -qxF "Signed-off-by: $sender" <<<"$msg" || msg+=$'\n'"Signed-off-by: $sender"
-		parent=$(GIT_AUTHOR_NAME=$sname GIT_AUTHOR_EMAIL=$semail \
+		# xgit takes the identity from KSERIES_GIT_* (author and committer).
+		parent=$(KSERIES_GIT_NAME=$sname KSERIES_GIT_EMAIL=$semail \
 			GIT_AUTHOR_DATE="$(ktree_git log -1 --format=%aD "$c")" \
-			GIT_COMMITTER_NAME=$sname GIT_COMMITTER_EMAIL=$semail \
 			GIT_COMMITTER_DATE="$(ktree_git log -1 --format=%aD "$c")" \
 			ktree_git commit-tree "$c^{tree}" -p "$parent" -F - <<<"$msg") || die "commit-tree failed"
 	done
@@ -167,9 +167,9 @@ prep_posting() {
 		die "cover commit failed"
 	c=$cover
 	for tip in $(ktree_git rev-list --reverse "$base..$tip"); do
-		c=$(GIT_AUTHOR_NAME=$(ktree_git log -1 --format=%an "$tip") GIT_AUTHOR_EMAIL=$(ktree_git log -1 --format=%ae "$tip") \
+		# The sender is author and committer (rewrite_for_sender).
+		c=$(KSERIES_GIT_NAME=$(ktree_git log -1 --format=%an "$tip") KSERIES_GIT_EMAIL=$(ktree_git log -1 --format=%ae "$tip") \
 			GIT_AUTHOR_DATE=$(ktree_git log -1 --format=%aD "$tip") \
-			GIT_COMMITTER_NAME=$(ktree_git log -1 --format=%cn "$tip") GIT_COMMITTER_EMAIL=$(ktree_git log -1 --format=%ce "$tip") \
 			ktree_git commit-tree "$tip^{tree}" -p "$c" -F <(ktree_git log -1 --format=%B "$tip")) ||
 			die "commit-tree failed"
 	done
@@ -299,7 +299,13 @@ for posting in "${postings[@]}"; do
 	want=$(ktree_git rev-parse -q --verify "$B4_PREFIX/$posting^{tree}")
 	if got=$(AM_OPTS=--no-3way am_on "$base" "$tmp/$posting.am.log" "$tmp/$posting.patches.mbox") &&
 		[ "$(ktree_git rev-parse "$got^{tree}")" = "$want" ]; then
-		result PASS "mail:git-am:$posting" "the mbox applies alone on a fresh base: the posting's tree"
+		# Whose patches git am made them: the sender's, every one.
+		authors=$(ktree_git log --format='%an <%ae>' "$base..$got" | sort | uniq -c | sed 's/^ *//' | paste -sd, -)
+		if [ "$authors" = "$n $sender" ]; then
+			result PASS "mail:git-am:$posting" "the mbox applies alone on a fresh base: the posting's tree, $n patches authored by the sender"
+		else
+			result FAIL "mail:git-am:$posting" "the mbox gives the posting's tree but its authors are: $authors (want $n by $sender)"
+		fi
 	else
 		result FAIL "mail:git-am:$posting" "git am of $posting.mbox on the base: $(grep -m2 -E 'error|fail|conflict' "$tmp/$posting.am.log" | tr '\n' ' ')"
 	fi

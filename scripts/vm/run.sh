@@ -122,8 +122,13 @@ stage_begin vm-boot
 rm -f "$KSERIES_RUN/console.log" "$KSERIES_RUN/results.log"
 printf 'vm: %s\nvm: cmdline: %s\nvm: timeout: %ss (plan steps %ss)\n' \
 	"$kernel" "$cmdline" "$timeout_s" "$steps" >&2
+# -cpu max without la57: with 5-level paging, KASAN's shadow bounds
+# depend on X86_FEATURE_LA57, which identify_cpu() clears and sets again
+# while interrupts are on, so an interrupt in that window reports a
+# false "wild-memory-access in rcu_is_watching" (base v7.3.4, seen here
+# once in many boots).  The series does not touch x86 paging.
 with_build_lock timeout -k 10 "$timeout_s" qemu-system-x86_64 \
-	-machine q35 -accel tcg,thread=multi -cpu max -smp "${KSERIES_VM_CPUS:-2}" \
+	-machine q35 -accel tcg,thread=multi -cpu max,la57=off -smp "${KSERIES_VM_CPUS:-2}" \
 	-m "${KSERIES_VM_MEM:-4G}" -nodefaults -display none -no-reboot \
 	-kernel "$kernel" -initrd "$KSERIES_RUN/initramfs.cpio" -append "$cmdline" \
 	-serial "file:$KSERIES_RUN/console.log" -serial "file:$KSERIES_RUN/results.log"
