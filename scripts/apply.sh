@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Make the work tree's branch "series" the base plus every patch that
-# series lists, posting by posting, applied with git am --3way.  A patch
-# that does not apply stops everything, naming the patch file and the
-# paths that conflict.
+# series lists, posting by posting, applied with git am as a maintainer
+# would (no three-way merge).  A patch that does not apply stops
+# everything, naming the patch file and the paths that conflict.
 #
 # The commits are made with fixed metadata (committer: the workbench,
 # committer date: the author date), so the same patches give the same
@@ -56,7 +56,7 @@ apply_files() {
 	local what=$1 rev=$2 log tip n p key
 	shift 2
 	n=$#
-	key=refs/kseries/applied/$( { printf '%s\n' "$rev"; cat "$@"; } | sha256sum | cut -c1-24)
+	key=refs/kseries/applied/$( { printf '%s\n' "$rev" "git am --no-3way"; cat "$@"; } | sha256sum | cut -c1-24)
 	if tip=$(ktree_git rev-parse -q --verify "$key^{commit}"); then
 		printf '%s\n' "$tip"
 		return 0

@@ -32,7 +32,7 @@ if [ -z "$tarball" ]; then
 	tarball=$KSERIES_DL/src/$BASE_ORIG_TARBALL
 	if [ ! -f "$tarball" ]; then
 		mkdir -p "$KSERIES_DL/src"
-		apt_private_update deb-src 2>"$tmp/apt.log" ||
+		(apt_private_update deb-src) 2>"$tmp/apt.log" ||
 			skip_all "no deb-src index of $BASE_SUITE: $(tail -n 1 "$tmp/apt.log")"
 		if ! (cd "$tmp" && apt_private deb-src apt-get -qq source --download-only \
 			"$BASE_ORIG_SOURCE=$BASE_VERSION") >"$tmp/apt.log" 2>&1 || [ ! -f "$tmp/$BASE_ORIG_TARBALL" ]; then

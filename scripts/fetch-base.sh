@@ -118,8 +118,14 @@ if [ -e "$KSERIES_WORKTREE" ]; then
 	remove_owned_dir "$KSERIES_WORKTREE"
 fi
 
+# A tree whose import fails half-way is not left behind (the next run
+# would take it for a tree holding work).
+partial=
+trap '[ -z "$partial" ] || rm -rf "$partial"' EXIT
+
 if [ -n "${src:-}" ]; then
 	mkdir -p "$KSERIES_WORKTREE"
+	partial=$KSERIES_WORKTREE
 	init_tree_repo
 	# Borrow the objects to make the base commit, then copy what it needs
 	# (one pack of the base tree) and stop borrowing: the work tree must
@@ -130,6 +136,7 @@ if [ -n "${src:-}" ]; then
 	ktree_git repack -a -d -q || die "git repack of the base objects failed"
 	rm -f "$KSERIES_WORKTREE/.git/objects/info/alternates"
 	ktree_git checkout -q -B "$KSERIES_BRANCH" "$commit" || die "checkout of the base failed"
+	partial=
 	info "base: $KSERIES_WORKTREE from KSERIES_IMPORT_FROM=$src ($KSERIES_BASE_TAG = $commit)"
 	exit 0
 fi
@@ -137,7 +144,7 @@ fi
 deb=$(download_package) || exit 1
 info "package: $deb"
 unpack=$(scratch_dir unpack) || exit 1
-trap 'rm -rf "$unpack"' EXIT
+trap 'rm -rf "$unpack"; [ -z "$partial" ] || rm -rf "$partial"' EXIT
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$unpack" "./$BASE_TARBALL" ||
 	die "$BASE_TARBALL not found in $deb"
 sha=$(sha256sum "$unpack/$BASE_TARBALL" | cut -d' ' -f1)
@@ -147,6 +154,7 @@ tar -xJf "$unpack/$BASE_TARBALL" -C "$unpack" || die "unpacking $BASE_TARBALL fa
 
 mkdir -p "$(dirname "$KSERIES_WORKTREE")"
 mv "$unpack/$BASE_TOPDIR" "$KSERIES_WORKTREE"
+partial=$KSERIES_WORKTREE
 init_tree_repo
 # -f: every file of the tarball, whatever its .gitignore files say.
 ktree_git add -A -f . || die "git add failed"
@@ -155,4 +163,5 @@ tree=$(ktree_git write-tree)
 commit=$(commit_base "$tree") || exit 1
 ktree_git reset -q --soft "$commit"
 ktree_git update-ref "refs/heads/$KSERIES_BRANCH" "$commit"
+partial=
 info "base: $KSERIES_WORKTREE ($KSERIES_BASE_TAG = $commit, tree $tree)"

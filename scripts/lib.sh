@@ -20,6 +20,9 @@ set -o pipefail
 # kernel's Python scripts need Debian's python3-ply, for instance).
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 export LC_ALL=C.UTF-8
+# LANGUAGE outranks LC_ALL for gettext: git, make and gcc would speak
+# another language, and the parsers of their messages would see nothing.
+unset LANGUAGE
 export PYTHONDONTWRITEBYTECODE=1
 
 # The two old names of the trees were easy to mix up: one is only read,
@@ -37,7 +40,10 @@ export PYTHONDONTWRITEBYTECODE=1
 # index or configuration (a git hook exports some of these).
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_COMMON_DIR \
 	GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_CONFIG GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT \
-	GIT_NAMESPACE GIT_CEILING_DIRECTORIES
+	GIT_NAMESPACE GIT_CEILING_DIRECTORIES \
+	GIT_DIFF_OPTS GIT_EXTERNAL_DIFF GIT_TEMPLATE_DIR GIT_ATTR_SOURCE GIT_DIFF_PATH_COUNTER \
+	GIT_DIFF_PATH_TOTAL GIT_NOTES_REF GIT_REPLACE_REF_BASE GIT_NO_REPLACE_OBJECTS \
+	GIT_QUARANTINE_PATH GIT_SHALLOW_FILE GIT_GRAFT_FILE
 
 # Every path canonical (kbuild writes real absolute paths into its command
 # files, and the checks rewrite them from one tree to another).
@@ -71,9 +77,11 @@ KSERIES_SERIES=$KSERIES_REPO/series
 KSERIES_PATCHES=$KSERIES_REPO/patches
 KSERIES_POSTINGS_CONF=$KSERIES_REPO/scripts/postings.conf
 
+# (Status 2: scripts/test.sh tells a stage that stopped on an error, its
+# results possibly incomplete, from one that reported its failures.)
 die() {
 	printf 'error: %s\n' "$*" >&2
-	exit 1
+	exit 2
 }
 
 warn() {
@@ -211,21 +219,9 @@ debian_archive_uri() {
 # apt with the private state in $KSERIES_DL: apt_private TYPES CMD ARGS...
 # (TYPES "deb" or "deb-src").
 apt_private() {
-	local types=$1 cmd=$2 uri dir=$KSERIES_DL/apt-${1}
+	local cmd=$2 dir=$KSERIES_DL/apt-${1}
+	apt_private_sources "$1"
 	shift 2
-	if [ ! -f "$dir/sources.list.d/kseries.sources" ]; then
-		uri=$(debian_archive_uri | head -n 1)
-		[ -n "$uri" ] || die "no Debian archive found in the apt sources of this machine"
-		mkdir -p "$dir/sources.list.d" "$dir/lists/partial" "$dir/cache/archives/partial"
-		: >"$dir/sources.list"
-		cat >"$dir/sources.list.d/kseries.sources" <<-EOF
-		Types: $types
-		URIs: $uri
-		Suites: $BASE_SUITE
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-		EOF
-	fi
 	"$cmd" -o Dir::Etc::SourceList="$dir/sources.list" \
 		-o Dir::Etc::SourceParts="$dir/sources.list.d" \
 		-o Dir::State::Lists="$dir/lists" \
@@ -233,11 +229,29 @@ apt_private() {
 		-o Debug::NoLocking=1 \
 		${KSERIES_APT_SANDBOX:+-o APT::Sandbox::User="$KSERIES_APT_SANDBOX"} "$@"
 }
+
+# The private source list of TYPES, for the base's suite.
+apt_private_sources() {
+	local types=$1 uri dir=$KSERIES_DL/apt-${1} want
+	uri=$(debian_archive_uri | head -n 1)
+	[ -n "$uri" ] || die "no Debian archive found in the apt sources of this machine"
+	want=$(printf 'Types: %s\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
+		"$types" "$uri" "$BASE_SUITE" /usr/share/keyrings/debian-archive-keyring.gpg)
+	# Written again when the base's suite or the machine's archive
+	# changes; the lists of another source are dropped with the stamp.
+	if [ "$(cat "$dir/sources.list.d/kseries.sources" 2>/dev/null)" != "$want" ]; then
+		rm -rf "$dir"
+		mkdir -p "$dir/sources.list.d" "$dir/lists/partial" "$dir/cache/archives/partial"
+		: >"$dir/sources.list"
+		printf '%s\n' "$want" >"$dir/sources.list.d/kseries.sources"
+	fi
+}
 [ "$(id -u)" -ne 0 ] || KSERIES_APT_SANDBOX=root
 
 # apt-get update of the private list, at most once an hour.
 apt_private_update() {
 	local stamp=$KSERIES_DL/apt-$1/updated
+	apt_private_sources "$1"
 	[ -n "$(find "$stamp" -mmin -60 2>/dev/null)" ] && return 0
 	apt_private "$1" apt-get -qq update >&2 || die "apt-get update of $BASE_SUITE ($1) failed"
 	touch "$stamp"
@@ -342,7 +356,9 @@ patch_paths() {
 # checked out (seconds, not minutes).  The resulting commits are fetched
 # into the work tree's repository; prints the last one.  git am's output
 # goes to LOG.
-#   [AM_OPTS=...] am_on REV LOG FILE...   (AM_OPTS default: --3way)
+#   [AM_OPTS=...] am_on REV LOG FILE...   (AM_OPTS default: --no-3way:
+#   the scratch repository borrows every object of the work tree, so a
+#   three-way merge could succeed here where a maintainer's git am fails)
 am_on() {
 	local rev=$1 log=$2 wt rc=0 tip
 	shift 2
@@ -356,7 +372,7 @@ am_on() {
 			xgit -C "$wt/repo" checkout -q --detach "$rev"
 	} >"$log" 2>&1 || { rm -rf "$wt"; return 1; }
 	# shellcheck disable=SC2086
-	if xgit -C "$wt/repo" am --committer-date-is-author-date ${AM_OPTS:---3way} "$@" >>"$log" 2>&1 &&
+	if xgit -C "$wt/repo" am --committer-date-is-author-date ${AM_OPTS:---no-3way} "$@" >>"$log" 2>&1 &&
 		tip=$(xgit -C "$wt/repo" rev-parse HEAD) &&
 		ktree_git fetch -q --no-tags "$wt/repo" "$tip" >>"$log" 2>&1; then
 		printf '%s\n' "$tip"
@@ -511,12 +527,24 @@ commit_files() { ktree_git diff-tree --no-commit-id -r --name-only --diff-filter
 # Every file the commits base..tip touch.
 series_files() { ktree_git diff --name-only --diff-filter=AMR "$1" "$2"; }
 
-# The .c files of the series that the test kernel builds (those with a
-# .cmd file in $KSERIES_BUILD): the others are not compiled by any check.
+# The objects the last build of $KSERIES_BUILD linked: the members of
+# vmlinux.a and the objects of every module in modules.order (both
+# rewritten by kbuild at each build; a .cmd file can outlive its option).
+built_objs() {
+	(
+		cd "$KSERIES_BUILD" || exit 1
+		ar t vmlinux.a || exit 1
+		sed 's/\.o$/.mod/' modules.order | xargs -r cat
+	) 2>/dev/null | sort -u
+}
+
+# The .c files of the series that the test kernel builds: the others are
+# not compiled by any check.
 built_c() {
-	local f
+	local f objs
+	objs=$(built_objs)
 	while read -r f; do
-		[ -f "$KSERIES_BUILD/$(dirname "$(obj_of "$f")")/.$(basename "$(obj_of "$f")").cmd" ] && printf '%s\n' "$f"
+		grep -qxF "$(obj_of "$f")" <<<"$objs" && printf '%s\n' "$f"
 	done
 }
 

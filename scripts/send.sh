@@ -12,6 +12,7 @@
 #   send.sh --send [POSTING...]     b4 send: to the lists (asks first)
 #   send.sh --check                 CI: mail under a test identity, then
 #                                   prove it (result lines, see below)
+#   send.sh --ident                 print the sender identity found
 #
 # The sender: the project's git identity is not a person and cannot
 # certify the DCO, so the mails are sent by you.  Your identity comes from
@@ -26,6 +27,8 @@
 #
 # --check (what scripts/test.sh runs) prints result lines:
 #   mail:refuses-placeholder      --dry-run refuses the placeholder identity
+#   mail:sender-identity          the sender is read from git configuration
+#                                 and from GIT_AUTHOR_* (a name with ')
 #   mail:b4-send:<posting>        b4 send -o wrote cover letter and patches,
 #                                 From: and Signed-off-by: of the sender,
 #                                 To: filled
@@ -38,7 +41,7 @@
 
 mode=${1:-}
 case $mode in
---dry-run | --reflect | --send | --check) shift ;;
+--dry-run | --reflect | --send | --check | --ident) shift ;;
 *) die "usage: $0 --dry-run|--reflect|--send|--check [POSTING...]" ;;
 esac
 mapfile -t all_postings < <(series_postings)
@@ -89,6 +92,10 @@ sender_ident() {
 	email=${GIT_AUTHOR_EMAIL:-$(cd / && git config --includes user.email 2>/dev/null)}
 	[ -z "$name$email" ] || printf '%s <%s>\n' "$name" "$email"
 }
+if [ "$mode" = --ident ]; then
+	sender_ident
+	exit 0
+fi
 
 # The posting's commits alone on the base, rewritten for SENDER: author
 # and committer are the sender, whose Signed-off-by replaces the
@@ -140,7 +147,9 @@ b4_in() {
 	# b4 writes From: from user.*: the sender chosen above, whatever else
 	# the configuration says.
 	kv+=("user.name=${SENDER% <*}" "user.email=$(sed -n 's/.*<\(.*\)>.*/\1/p' <<<"$SENDER")")
-	(cd "$wt" && GIT_CONFIG_PARAMETERS="$(printf "'%s' " "${kv[@]}")" b4 "$@")
+	# GIT_CONFIG_PARAMETERS holds shell-quoted items: a ' in a value
+	# (O'Brien) is written '\''.
+	(cd "$wt" && GIT_CONFIG_PARAMETERS="$(printf "'%s' " "${kv[@]//\'/\'\\\'\'}")" b4 "$@")
 }
 
 prep_posting() {
@@ -251,15 +260,26 @@ printf '[user]\n\tname = %s\n\temail = %s\n' "$(project_ident | sed 's/ <.*//')"
 	"$(project_ident | sed 's/.*<\(.*\)>/\1/')" >"$tmp/placeholder.gitconfig"
 if refusal=$(env -u GIT_AUTHOR_NAME -u GIT_AUTHOR_EMAIL GIT_CONFIG_GLOBAL="$tmp/placeholder.gitconfig" bash "$0" --dry-run 2>&1); then
 	result FAIL mail:refuses-placeholder "--dry-run wrote mail as $(project_ident)"
-elif grep -q 'refusing to write mail' <<<"$refusal"; then
+elif grep -q 'refusing to write mail.*placeholder identity' <<<"$refusal"; then
 	result PASS mail:refuses-placeholder "$(grep -m1 'refusing' <<<"$refusal")"
 else
 	result FAIL mail:refuses-placeholder "--dry-run failed otherwise: $(tail -n 1 <<<"$refusal")"
 fi
 
-sender="Round-trip Check <round-trip-check@kseries.invalid>"
+# The test sender, read the way a real one is (sender_ident), from a git
+# configuration and from GIT_AUTHOR_*; the ' in its name must survive.
+want_sender="Round-trip O'Check <round-trip-check@kseries.invalid>"
+printf '[user]\n\tname = %s\n\temail = %s\n' "${want_sender% <*}" round-trip-check@kseries.invalid >"$tmp/check.gitconfig"
+sender=$(env -u GIT_AUTHOR_NAME -u GIT_AUTHOR_EMAIL GIT_CONFIG_GLOBAL="$tmp/check.gitconfig" bash "$KSERIES_REPO/scripts/send.sh" --ident)
+from_env=$(GIT_CONFIG_GLOBAL=/dev/null GIT_AUTHOR_NAME="${want_sender% <*}" GIT_AUTHOR_EMAIL=round-trip-check@kseries.invalid \
+	bash "$KSERIES_REPO/scripts/send.sh" --ident)
+if [ "$sender" = "$want_sender" ] && [ "$from_env" = "$want_sender" ]; then
+	result PASS mail:sender-identity "read from git configuration and from GIT_AUTHOR_*: $sender"
+else
+	result FAIL mail:sender-identity "want '$want_sender', from the configuration: '$sender', from GIT_AUTHOR_*: '$from_env'"
+	sender=$want_sender
+fi
 SENDER=$sender
-printf '[user]\n\tname = Round-trip Check\n\temail = round-trip-check@kseries.invalid\n' >"$tmp/check.gitconfig"
 export GIT_CONFIG_GLOBAL=$tmp/check.gitconfig
 # No ~/.get_maintainer.conf of whoever runs the check.
 export HOME=$tmp

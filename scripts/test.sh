@@ -16,12 +16,14 @@
 #   test.sh STAGE...           only these (e.g. "lint vm"): for iterating;
 #                              CI runs them all
 #
-# The run tests patches/ as committed, never the developer's work tree:
-# it applies the series in a disposable tree of its own,
-# $KSERIES_CACHE/ci/{linux,build,run,review}, replaced when the base
-# moves, and ignores the variables that would change what it tests
-# (KSERIES_IMPORT_FROM, KSERIES_FORCE, KSERIES_EXTRA_CONFIG,
-# KSERIES_VM_CMDLINE, KSERIES_VM_TIMEOUT).
+# The run tests patches/ and scripts/ as they are in this checkout, never
+# the developer's kernel work tree: it applies the series in a disposable
+# tree of its own, $KSERIES_CACHE/ci/{linux,build,run,review}, replaced
+# when the base moves, and ignores the variables that would change what
+# it tests (KSERIES_IMPORT_FROM, KSERIES_FORCE, KSERIES_EXTRA_CONFIG,
+# KSERIES_VM_CMDLINE, KSERIES_VM_TIMEOUT, KSERIES_VM_BOOT_TIMEOUT,
+# KSERIES_VM_CPUS, KSERIES_VM_MEM, KSERIES_UPSTREAM_TARBALL,
+# KSERIES_GIT_NAME, KSERIES_GIT_EMAIL).
 # ccache (and the apply step, which touches only files that change) make
 # a second run incremental.
 ci_root=${KSERIES_CACHE:-$HOME/.cache/kseries}/ci
@@ -30,8 +32,10 @@ export KSERIES_BUILD=$ci_root/build
 export KSERIES_RUN=$ci_root/run
 export KSERIES_REVIEW=$ci_root/review
 export KSERIES_DISPOSABLE=1
-# What would make this run test something else than patches/ as committed.
-unset KSERIES_IMPORT_FROM KSERIES_FORCE KSERIES_EXTRA_CONFIG KSERIES_VM_CMDLINE KSERIES_VM_TIMEOUT
+# What would make this run test something else than the checkout's patches/.
+unset KSERIES_IMPORT_FROM KSERIES_FORCE KSERIES_EXTRA_CONFIG KSERIES_VM_CMDLINE KSERIES_VM_TIMEOUT \
+	KSERIES_VM_BOOT_TIMEOUT KSERIES_VM_CPUS KSERIES_VM_MEM KSERIES_UPSTREAM_TARBALL \
+	KSERIES_GIT_NAME KSERIES_GIT_EMAIL
 . "$(dirname "$0")/lib.sh"
 
 # The machine's one build slot, for the whole run (scripts/lib.sh:
@@ -99,8 +103,11 @@ run_stage() {
 	n=$(grep -c -E $'^(PASS|FAIL|SKIP)\t' "$out")
 	[ -z "$bad" ] || result FAIL "$name:stage" "printed lines that are not results: $bad" >>"$RESULTS"
 	[ "$n" -gt 0 ] || result FAIL "$name:stage" "reported no result (status $rc), see $log" >>"$RESULTS"
-	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$out"; then
-		result FAIL "$name:stage" "exited with status $rc without reporting a failure, see $log" >>"$RESULTS"
+	# Status 1: the stage reported its failures and stopped.  Any other
+	# (scripts/lib.sh: die exits 2): it stopped on an error, and cases it
+	# did not reach have no result.
+	if [ $rc -ne 0 ] && { [ $rc -ne 1 ] || ! grep -q '^FAIL' "$out"; }; then
+		result FAIL "$name:stage" "stopped with status $rc ($(grep -m1 '^error: ' "$log" | cut -c1-160)), its results may be incomplete, see $log" >>"$RESULTS"
 	fi
 	if [ $rc -ne 0 ] || grep -q '^FAIL' "$out" || [ -n "$bad" ] || [ "$n" -eq 0 ]; then
 		printf -- '--- %s failed; the end of %s:\n' "$name" "$log" >&2

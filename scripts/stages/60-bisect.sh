@@ -20,6 +20,11 @@
 #                                the time of a compile.  Files outside the
 #                                series that include such a header are
 #                                compiled at the tip only (build stage).
+#                              - each kselftest program of the VM plan
+#                                whose .c file the patch changes is built
+#                                with its directory's Makefile;
+#                              a patch with nothing of that kind to compile
+#                              (documentation, scripts) is a SKIP saying so
 #   bisect:alone:<posting>     the .c files of a posting applied alone on
 #                              the base (refs/kseries/alone/*) compile
 # The full kernel, vmlinux and modules, is built at the tip by the build
@@ -114,7 +119,7 @@ kbuild_prepare() {
 # check_at NAME COMMIT: the checks of one commit; a result line; cached
 # when it passes.
 check_at() {
-	local name=$1 c=$2 key files touched headers kdirs kobjs=() f h log n_obj=0 n_syn=0 rc=0 how= miss
+	local name=$1 c=$2 key files touched headers kdirs kobjs=() f h log n_obj=0 n_syn=0 n_kst rc=0 how= miss d t
 	key=$cache/$(ktree_git rev-parse "$c^{tree}")-$key_env
 	if [ -f "$key" ]; then
 		result PASS "$name" "$(cat "$key") (cached: same tree, config, compiler and workbench)"
@@ -171,14 +176,36 @@ check_at() {
 			fi
 		done
 	fi
+	# Kselftest programs of the VM plan whose source the patch changes:
+	# built at this commit by their directory's Makefile.
+	n_kst=0
+	while read -r f; do
+		[ -n "$f" ] && [ -f "$REVIEW_TREE/$f" ] || continue
+		d=${f#tools/testing/selftests/}
+		d=${d%/*}
+		t=$(basename "${f%.c}")
+		awk -v d="$d" -v t="$t" '$1 == "files" && $2 == d { for (i = 3; i <= NF; i++) if ($i == t) f = 1 } END { exit !f }' \
+			"$KSERIES_REPO/scripts/vm/plan" || continue
+		rm -rf "$L/kst"
+		mkdir -p "$L/kst"
+		make -s -C "$REVIEW_TREE/tools/testing/selftests/$d" OUTPUT="$L/kst" CC="ccache gcc" \
+			KHDR_INCLUDES="-isystem $KSERIES_BUILD/usr/include" "$L/kst/$t" >>"$log" 2>&1 || {
+			rc=1
+			printf 'kselftest %s/%s: build failed\n' "$d" "$t" >>"$log"
+		}
+		n_kst=$((n_kst + 1))
+	done < <(grep -E '^tools/testing/selftests/.*\.c$' <<<"$files")
 	# Two at a time (two cores); each job's output, with its file named.
 	export -f compile
 	export L KSERIES_BUILD meta
 	xargs -r -P "$KSERIES_JOBS" -L 1 bash -c 'out=$(compile "$0" "$1") || { printf "%s (%s): failed\n%s\n" "$0" "$1" "$out"; exit 1; }; [ -z "$out" ] || printf "%s (%s):\n%s\n" "$0" "$1" "$out"' \
 		<"$L/jobs" >>"$log" 2>&1 || rc=1
-	if [ $rc = 0 ]; then
-		printf '%d .c files compiled%s, %d files including a changed header syntax-checked\n' \
-			"$n_obj" "$how" "$n_syn" >"$key"
+	if [ $rc = 0 ] && [ $((n_obj + n_syn + n_kst)) -eq 0 ]; then
+		# Nothing here compiles: say what the patch is, never a PASS.
+		result SKIP "$name" "nothing to compile: the patch changes no C source the test kernel or the VM's kselftests build ($(grep -oE '[^/]+$' <<<"$files" | head -n 4 | tr '\n' ' ' | xargs))"
+	elif [ $rc = 0 ]; then
+		printf '%d .c files compiled%s, %d files including a changed header syntax-checked, %d kselftest programs built\n' \
+			"$n_obj" "$how" "$n_syn" "$n_kst" >"$key"
 		result PASS "$name" "$(cat "$key")"
 	else
 		result FAIL "$name" "does not build: $(grep -m3 -hE 'error:|Error [0-9]|failed$' "$log" | tr '\n' ' ')(log: $log)"

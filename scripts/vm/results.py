@@ -171,10 +171,13 @@ def main():
         out('FAIL', 'vm:plan', 'the VM did not reach the end of its plan')
 
     seen = {}
+    banner = end = False
     try:
         with open(console_path, encoding='utf-8', errors='replace') as f:
             for raw in f:
                 line = TIMESTAMP.sub('', raw.strip())
+                banner = banner or line.startswith('Linux version ')
+                end = end or line == 'kseries: plan done'
                 if any(p.search(line) for p in SPLATS):
                     # One case per distinct splat: the same splat on
                     # another CPU, task or address is the same case.
@@ -184,7 +187,11 @@ def main():
     except FileNotFoundError:
         out('FAIL', 'vm:console', 'no console log')
         return
-    if not seen:
+    if not banner or not end:
+        out('FAIL', 'vm:console',
+            'the console log lacks the kernel banner' if not banner else
+            'the console log ends before the plan did (splats after that are unseen)')
+    elif not seen:
         out('PASS', 'vm:console', 'no kernel splat')
     for key, (line, n) in seen.items():
         out('FAIL', 'vm:splat', f'{n}x {line}')

@@ -9,8 +9,11 @@
 #   lint:format:<patch>          a "subsystem: summary" subject and a
 #                                Signed-off-by of its author
 #   lint:checkpatch:<patch>      scripts/checkpatch.pl --strict finds nothing
-# checkpatch's verdict on a patch file is cached by the file's content and
-# the checkpatch version (a second run re-checks only changed patches).
+# checkpatch runs in the work tree at the series' tip (after the apply
+# stage), the tree whose include/ it reads CamelCase names from; its
+# verdict on a patch file is cached by the file's content, the checkpatch
+# version and that include/ tree (a second run re-checks only changed
+# patches).
 #
 # Two checkpatch types are ignored, because they cannot work on this base:
 #   UNKNOWN_COMMIT_ID   the base is a one-commit import without upstream
@@ -76,8 +79,15 @@ keep_finding() {
 empty_home=$(scratch_dir home) || exit 1
 trap 'rm -rf "$empty_home"' EXIT
 [ ! -e "$KSERIES_WORKTREE/.checkpatch.conf" ] || die "$KSERIES_WORKTREE/.checkpatch.conf: the base has none; remove it"
-cp_key=$(printf '%s\n' "$checkpatch" "$KSERIES_WORKTREE/scripts/spelling.txt" \
-	"$KSERIES_WORKTREE/scripts/const_structs.checkpatch" "${BASH_SOURCE[0]}" "$KSERIES_REPO/scripts/lib.sh" | hash_files)
+[ "$(ktree_git rev-parse HEAD)" = "$(ktree_git rev-parse "$KSERIES_BRANCH")" ] ||
+	die "$KSERIES_WORKTREE is not at the series' tip (run the apply stage first)"
+# checkpatch's CamelCase list of the tree, left in the tree: removed.
+trap 'rm -rf "$empty_home"; rm -f "$KSERIES_WORKTREE"/.checkpatch-camelcase.*' EXIT
+cp_key=$( {
+	printf '%s\n' "$checkpatch" "$KSERIES_WORKTREE/scripts/spelling.txt" \
+		"$KSERIES_WORKTREE/scripts/const_structs.checkpatch" "${BASH_SOURCE[0]}" "$KSERIES_REPO/scripts/lib.sh" | hash_files
+	ktree_git rev-parse HEAD:include HEAD:drivers/gpu/drm/amd/include/asic_reg
+} | sha256sum | cut -c1-16)
 for p in $listed; do
 	f=$P/$p
 	[ -f "$f" ] || continue
@@ -101,8 +111,9 @@ for p in $listed; do
 	key=$cache/$(sha256sum "$f" | cut -c1-16)-$cp_key
 	if [ ! -f "$key" ]; then
 		# Status 0: clean, 1: findings; anything else: checkpatch failed.
-		# HOME: no ~/.checkpatch.conf of whoever runs it.
-		(cd "$KSERIES_WORKTREE" && HOME=$empty_home perl "$checkpatch" --strict --quiet --no-summary \
+		# HOME, CHECKPATCH_CONFIG_DIR: no .checkpatch.conf of whoever
+		# runs it.
+		(cd "$KSERIES_WORKTREE" && HOME=$empty_home env -u CHECKPATCH_CONFIG_DIR perl "$checkpatch" --strict --quiet --no-summary \
 			--show-types --ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$f") >"$key.raw" 2>&1
 		rc=$?
 		if [ $rc -le 1 ]; then
