@@ -57,6 +57,17 @@ def read_plan(path):
     return plan
 
 
+def read_excluded(path):
+    """The plan's "exclude DIR PROG TEST REASON..." lines."""
+    excluded = []
+    with open(path, encoding='utf-8', errors='replace') as f:
+        for line in f:
+            words = line.split()
+            if len(words) >= 5 and words[0] == 'exclude':
+                excluded.append((words[2], words[3], ' '.join(words[4:])))
+    return excluded
+
+
 def read_blocks(path):
     """(kind, name) -> (lines, rc or None if unfinished), and whether DONE."""
     blocks, cur, done = {}, None, False
@@ -133,6 +144,8 @@ def main():
     printer = kunit_printer.null_printer
 
     plan = read_plan(plan_path)
+    for prog, test, reason in read_excluded(plan_path):
+        out('SKIP', f'kselftest:{prog}:{test}', f'not run (scripts/vm/plan): {reason}')
     blocks, done = read_blocks(results_path)
 
     for kind, name, timeout in plan:
