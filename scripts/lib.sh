@@ -389,6 +389,16 @@ remove_worktree() {
 	ktree_git worktree prune
 }
 
+# kselftest_make TREE DIR OUT PROG [VAR=value...]: build the kselftest
+# program PROG of tools/testing/selftests/DIR in TREE into OUT/PROG with
+# DIR's Makefile, against the test build's UAPI headers.
+kselftest_make() {
+	local tree=$1 dir=$2 out=$3 prog=$4
+	shift 4
+	make -s -C "$tree/tools/testing/selftests/$dir" OUTPUT="$out" CC="ccache gcc" \
+		KHDR_INCLUDES="-isystem $KSERIES_BUILD/usr/include" "$@" "$out/$prog"
+}
+
 # ----------------------------------------------------------------- build
 #
 # make of the kernel, out of tree, as every script builds it: the same

@@ -77,12 +77,11 @@ keep_finding() {
 }
 
 empty_home=$(scratch_dir home) || exit 1
-trap 'rm -rf "$empty_home"' EXIT
+# checkpatch's CamelCase list of the tree, left in the tree: removed.
+trap 'rm -rf "$empty_home"; rm -f "$KSERIES_WORKTREE"/.checkpatch-camelcase.*' EXIT
 [ ! -e "$KSERIES_WORKTREE/.checkpatch.conf" ] || die "$KSERIES_WORKTREE/.checkpatch.conf: the base has none; remove it"
 [ "$(ktree_git rev-parse HEAD)" = "$(ktree_git rev-parse "$KSERIES_BRANCH")" ] ||
 	die "$KSERIES_WORKTREE is not at the series' tip (run the apply stage first)"
-# checkpatch's CamelCase list of the tree, left in the tree: removed.
-trap 'rm -rf "$empty_home"; rm -f "$KSERIES_WORKTREE"/.checkpatch-camelcase.*' EXIT
 cp_key=$( {
 	printf '%s\n' "$checkpatch" "$KSERIES_WORKTREE/scripts/spelling.txt" \
 		"$KSERIES_WORKTREE/scripts/const_structs.checkpatch" "${BASH_SOURCE[0]}" "$KSERIES_REPO/scripts/lib.sh" | hash_files

@@ -188,8 +188,7 @@ check_at() {
 			"$KSERIES_REPO/scripts/vm/plan" || continue
 		rm -rf "$L/kst"
 		mkdir -p "$L/kst"
-		make -s -C "$REVIEW_TREE/tools/testing/selftests/$d" OUTPUT="$L/kst" CC="ccache gcc" \
-			KHDR_INCLUDES="-isystem $KSERIES_BUILD/usr/include" "$L/kst/$t" >>"$log" 2>&1 || {
+		kselftest_make "$REVIEW_TREE" "$d" "$L/kst" "$t" >>"$log" 2>&1 || {
 			rc=1
 			printf 'kselftest %s/%s: build failed\n' "$d" "$t" >>"$log"
 		}

@@ -83,10 +83,8 @@ build_kselftests() {
 			if [ -f "$KSERIES_WORKTREE/tools/testing/selftests/$dir/$f" ]; then
 				cp "$KSERIES_WORKTREE/tools/testing/selftests/$dir/$f" "$kst/$dir/$f"
 			else
-				make -s -C "$KSERIES_WORKTREE/tools/testing/selftests/$dir" \
-					OUTPUT="$kst/$dir" CC="ccache gcc" \
-					KHDR_INCLUDES="-isystem $KSERIES_BUILD/usr/include" \
-					LDFLAGS=-static "$kst/$dir/$f" || die "building kselftest $dir/$f failed"
+				kselftest_make "$KSERIES_WORKTREE" "$dir" "$kst/$dir" "$f" LDFLAGS=-static ||
+					die "building kselftest $dir/$f failed"
 			fi
 		done
 	done
