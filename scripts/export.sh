@@ -41,6 +41,10 @@ mkdir -p "$tmp/patches"
 # A repository of our own that borrows the work tree's objects: its
 # configuration is empty, whatever the developer set in the work tree.
 xgit init -q "$tmp/repo"
+# A fixed length for the abbreviated ids of the index lines: git's automatic
+# length grows with the objects the repository (and its alternates) holds,
+# so that a developer's tree and a fresh one wrote different patches.
+xgit -C "$tmp/repo" config core.abbrev 12
 printf '%s\n' "$(ktree_git rev-parse --path-format=absolute --git-common-dir)/objects" \
 	>"$tmp/repo/.git/objects/info/alternates"
 sgit() { xgit -C "$tmp/repo" "$@"; }
