@@ -17,6 +17,10 @@ pkgs=(
 	clang-19 lld-19 llvm-19
 	# the test VM
 	qemu-system-x86 busybox-static bash-static util-linux
+	# the LAVA stage: LAVA's dispatcher (lava-run) and its schemas
+	# (lava-schema.py); lava-server's device-type templates are only
+	# downloaded (scripts/lava/templates.sh)
+	lava-dispatcher lava-common python3-jinja2 python3-yaml
 )
 
 missing=()
@@ -24,11 +28,16 @@ for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+	info "installing: ${missing[*]}"
+	sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update -qq || die "apt-get update failed"
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+		"${missing[@]}" || die "apt-get install failed"
+fi
 
-info "installing: ${missing[*]}"
-sudo=
-[ "$(id -u)" -eq 0 ] || sudo=sudo
-$sudo apt-get update -qq || die "apt-get update failed"
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-	"${missing[@]}" || die "apt-get install failed"
+# The device-type templates of lava-server, of the dispatcher's version
+# (the .deb and its contents cached in $KSERIES_DL).
+bash "$KSERIES_REPO/scripts/lava/templates.sh" >/dev/null ||
+	die "lava-server's device-type templates: scripts/lava/templates.sh failed"
