@@ -18,7 +18,10 @@ right:
                 the tree's Kconfig, and it has what the collection's own
                 "config" file asks for
   jobs          kind, template, kcidb_test_suite, params as the config
-                reference requires; kbuild: arch, compiler, fragments that
+                reference requires; generic.jinja2 jobs: a test_method
+                kernelci-pipeline knows (upstream.yaml test_methods), and
+                kselftest for a job with collections; kbuild: arch,
+                compiler, fragments that
                 exist (ours or upstream's), the kfd fragment before
                 x86-board, kselftests built; kselftest jobs: the
                 collection exists in the tree (a TARGETS of the selftests'
@@ -30,15 +33,33 @@ right:
                 events, test jobs on the kbuild event of a defined kbuild
                 job and a known runtime; platforms known to
                 kernelci-pipeline (upstream.yaml), of the kbuild's arch,
-                with an APU KFD supports (never grunt: Stoney), and every
-                such platform covered by every test job
+                with an APU KFD supports (upstream.yaml kfd_support: not
+                grunt, Stoney); the main kselftest job (the whole
+                collection) on every such platform; the hang job only on
+                a platform whose GPU can run kfd_queue_hang (every GC of
+                it >= 9.4.3 and < 10: per-queue reset on GFX 9), so on
+                none of KernelCI's Chromebooks: it may stay unscheduled
+  rules         each test job on each platform evaluated as kernelci-
+                pipeline's should_create_node does: the kbuild's and the
+                job's rules, and the platform's (upstream.yaml, copied
+                from platforms-chromeos.yaml), against every checkout
+                (build_configs) and the kbuild's defconfig, fragments and
+                arch, for the kernel version of the tree.  A job no
+                checkout reaches is an error, unless upstream.yaml's
+                platform_rule_change (what the pull request changes in
+                platforms-chromeos.yaml) makes it reachable: then it is
+                reported as "needs upstream rule change", not as
+                schedulable
   kfd_support   checked against the tree's kfd_device.c: each supported GC
                 version is a case there, the unsupported chip is not
   LAVA jobs     the device types of ci/lava/jobs/ are supported platforms
 
 --self-test also makes broken copies (an undefined job, grunt, a fragment
-that is not ci/config/kfd.config, a collection not in the tree, ...) and
-fails unless each is rejected.  Exit status 0 when valid.
+that is not ci/config/kfd.config, a collection not in the tree, a
+test_method typo, the hang job scheduled on a Chromebook, a platform
+rule that does not allow the series' branch, ...) and fails unless each
+is rejected with its own error.  Exit status 0 when valid; the notes
+("needs upstream rule change: ...") are printed before the summary.
 """
 
 import argparse
@@ -59,6 +80,10 @@ JOB_KINDS = {'kbuild', 'job', 'process', 'test'}
 EVENT_KINDS = {'checkout', 'kbuild', 'job', 'test', 'process'}
 CONFIG_LINE = re.compile(r'^(CONFIG_[A-Z0-9_]+)=(.+)$|^# (CONFIG_[A-Z0-9_]+) is not set$')
 HANG_TEST = 'kfd_queue_hang'
+# The GPUs kfd_queue_hang can run on: GFX 9 with per-queue reset, which
+# Linux 7.3 advertises from GC 9.4.3 (kfd_topology.c).
+HANG_GC_MIN = (9, 4, 3)
+HANG_GC_MAX = (10, 0, 0)
 HANG_ENV = 'KFD_QUEUE_HANG_ALLOW_RESET=1'
 HANG_ARG = 'amdgpu.cwsr_enable=0'
 KFD_COLLECTION = 'drivers/gpu/amdkfd'
@@ -72,7 +97,10 @@ class Checker:
         self.tree = tree
         self.errors = []
         self.warnings = []
+        self.notes = []
         self.facts = {}
+        self.hang_jobs = set()
+        self.main_jobs = set()
 
     def error(self, msg):
         self.errors.append(msg)
@@ -231,7 +259,17 @@ class Checker:
                     self.error(f'job {name}: rules name tree {tname}, which is not defined')
             if kind == 'kbuild':
                 self.check_kbuild(name, params, frags)
-            if params.get('test_method') == 'kselftest':
+            methods = upstream.get('test_methods') or []
+            tm = params.get('test_method')
+            if tmpl == 'generic.jinja2':
+                if not tm:
+                    self.error(f'job {name}: generic.jinja2 without a test_method')
+                elif tm not in methods:
+                    self.error(f'job {name}: test_method {tm} is not one of generic.jinja2\'s '
+                               f'({", ".join(methods)}: upstream.yaml test_methods)')
+            if params.get('collections') and tm != 'kselftest':
+                self.error(f'job {name}: kselftest collections, but test_method is {tm!r}, not kselftest')
+            if tm == 'kselftest':
                 if self.check_kselftest(name, params):
                     allowers.append(name)
         self.facts['jobs'] = len(jobs)
@@ -291,6 +329,10 @@ class Checker:
                 self.error(f'job {name}: a job that may reset the GPU needs a frequency limit')
         elif runs_hang and len(tests) == 1:
             self.error(f'job {name}: runs {HANG_TEST} alone without {HANG_ENV}: it would only skip')
+        if allows or runs_hang:
+            self.hang_jobs.add(name)
+        if not tests and KFD_COLLECTION in cols:
+            self.main_jobs.add(name)
         return allows
 
     def check_scheduler(self, cfg, upstream, jobs):
@@ -345,9 +387,6 @@ class Checker:
             arch = (kb.get('params') or {}).get('arch')
             for p in plats:
                 d = platforms.get(p)
-                if 'grunt' in str(p):
-                    self.error(f'{where}: {p}: grunt is Stoney Ridge, which KFD does not support')
-                    continue
                 if d is None:
                     self.error(f'{where}: platform {p} is not defined in kernelci-pipeline')
                     continue
@@ -358,18 +397,79 @@ class Checker:
                     self.error(f'{where}: {p}: {s.get("apu")}: KFD does not support it')
                 if d.get('arch') != arch:
                     self.error(f'{where}: {p} is {d.get("arch")}, the kernel {ev.get("name")} is {arch}')
+                if jname in self.hang_jobs:
+                    gcs = (s or {}).get('gc') or []
+                    bad = [g for g in gcs if not HANG_GC_MIN <= gc_tuple(g) < HANG_GC_MAX]
+                    if not gcs or bad:
+                        self.error(f'{where}: {p} cannot run {HANG_TEST}: GC {", ".join(bad or ["unknown"])} '
+                                   f'has no per-queue reset (it needs GFX 9, GC 9.4.3 or later): '
+                                   'the job would only ever skip')
+                self.check_rules(where, cfg, jobs, jname, ev.get('name'), p, d, upstream)
                 scheduled[jname].add(p)
         for jname, job in jobs.items():
             if not isinstance(job, dict):
                 continue
             if jname not in scheduled:
-                self.error(f'job {jname} has no scheduler entry')
-            elif job.get('kind') != 'kbuild':
+                if jname in self.hang_jobs:
+                    self.facts.setdefault('unscheduled', []).append(jname)
+                else:
+                    self.error(f'job {jname} has no scheduler entry')
+            elif jname in self.main_jobs:
                 missing = [p for p in supported if p not in scheduled[jname]]
                 if missing:
                     self.error(f'job {jname}: not scheduled on {", ".join(missing)} (KFD supports them)')
+        if not self.main_jobs:
+            self.error(f'no kselftest job runs the whole {KFD_COLLECTION} collection')
         self.facts['scheduler'] = len(sched)
         self.facts['platforms'] = supported
+
+    # ------------------------------------------------------------ rules
+    def checkouts(self, cfg):
+        return [(b.get('tree'), str(b.get('branch'))) for b in self.mapping(cfg, 'build_configs').values()
+                if isinstance(b, dict)]
+
+    def kernel_version(self):
+        try:
+            with open(os.path.join(self.tree, 'Makefile'), encoding='utf-8') as f:
+                head = f.read(2000)
+            return (int(re.search(r'^VERSION = (\d+)', head, re.M).group(1)),
+                    int(re.search(r'^PATCHLEVEL = (\d+)', head, re.M).group(1)))
+        except (OSError, AttributeError, TypeError):
+            return None
+
+    def check_rules(self, where, cfg, jobs, jname, kbname, pname, platform, upstream):
+        """Would kernelci-pipeline create the job on the platform at all?"""
+        kb = jobs.get(kbname) or {}
+        kbp = kb.get('params') or {}
+        data = {'arch': kbp.get('arch'), 'defconfig': kbp.get('defconfig'),
+                'fragments': [str(f) for f in kbp.get('fragments') or []]}
+        kver = self.kernel_version() if self.tree else None
+        prules = dict(platform.get('rules') or {})
+        extra = (upstream.get('platform_rule_change') or {}).get(pname) or []
+        changed = dict(prules)
+        if extra:
+            changed['branch'] = list(prules.get('branch') or []) + list(extra)
+        now, later = [], []
+        for tree, branch in self.checkouts(cfg):
+            node = dict(data, tree=tree, branch=branch)
+            if not (rules_allow(kb.get('rules'), node, kver) and rules_allow(jobs[jname].get('rules'), node, kver)):
+                continue
+            if rules_allow(prules, node, kver):
+                now.append(f'{tree}:{branch}')
+            elif rules_allow(changed, node, kver):
+                later.append(f'{tree}:{branch}')
+        if now:
+            return
+        if later:
+            self.notes.append(f'needs upstream rule change: {jname} on {pname}: its platform rules '
+                              f'(rules.branch {", ".join(prules.get("branch") or [])}) allow no checkout of '
+                              f'kfd.yaml; with platform_rule_change ({", ".join(extra)}) it runs on '
+                              f'{", ".join(later)}')
+        else:
+            self.error(f'{where}: {pname}: no rule allows the job on any checkout (the kbuild\'s, the job\'s '
+                       f'and the platform\'s rules against build_configs '
+                       f'{", ".join(f"{t}:{b}" for t, b in self.checkouts(cfg)) or "(none)"}, '
+                       f'with platform_rule_change too): it would never run')
 
     def check_kfd_support(self, upstream):
         if not self.tree:
@@ -406,6 +506,69 @@ class Checker:
                 self.error(f'{os.path.basename(path)}: device type {dt} is not a platform KFD supports')
 
 
+def gc_tuple(gc):
+    try:
+        return tuple(int(x) for x in str(gc).split('.'))
+    except ValueError:
+        return (0,)
+
+
+def _combos(rules):
+    allow, allow_c, deny, deny_c = [], [], [], []
+    for r in rules:
+        r = str(r)
+        if ':' in r:
+            t, b = r.split(':', 1)
+            (deny_c if t.startswith('!') else allow_c).append((t.lstrip('!'), b))
+        else:
+            (deny if r.startswith('!') else allow).append(r.lstrip('!'))
+    return allow, allow_c, deny, deny_c
+
+
+def rules_allow(rules, node, kver):
+    """kernelci-pipeline's APIHelper.should_create_node, on a flat node:
+    tree and branch (with tree:branch combos), version limits, then every
+    other key as an allow/deny list (a list value needs one allowed item
+    and no denied one)."""
+    if not rules:
+        return True
+    for key in ('tree', 'branch'):
+        if key not in rules:
+            continue
+        allow, allow_c, deny, deny_c = _combos(rules[key] or [])
+        if (node['tree'], node['branch']) in allow_c:
+            break
+        if (node['tree'], node['branch']) in deny_c or node[key] in deny:
+            return False
+        if not allow and allow_c:
+            return False
+        if allow and node[key] not in allow:
+            return False
+    for key, val in rules.items():
+        if key in ('tree', 'branch'):
+            continue
+        if key.endswith('_version'):
+            if kver is None:
+                continue
+            lim = (val.get('version'), val.get('patchlevel'))
+            if (key.startswith('min') and kver < lim) or (key.startswith('max') and kver > lim):
+                return False
+            continue
+        if node.get(key) is None:
+            continue
+        deny = [str(v)[1:] for v in val if str(v).startswith('!')]
+        allow = [str(v) for v in val if not str(v).startswith('!')]
+        have = node[key]
+        if isinstance(have, list):
+            if any(h in deny for h in have):
+                return False
+            if allow and not any(h in allow for h in have):
+                return False
+        elif have in deny or (allow and have not in allow):
+            return False
+    return True
+
+
 def load(path):
     with open(path, encoding='utf-8') as f:
         return yaml.safe_load(f)
@@ -421,8 +584,11 @@ def validate(config, upstream, fragment, tree, lava_jobs):
     c = Checker(tree)
     try:
         cfg = load(config)
-    except (OSError, yaml.YAMLError) as exc:
-        c.error(f'{config}: {exc}'.replace('\n', ' '))
+    except OSError as exc:
+        c.error(f'{config}: {exc}')
+        return c
+    except yaml.YAMLError as exc:
+        c.error(f'{config} does not parse as YAML: {exc}'.replace('\n', ' '))
         return c
     try:
         c.check(cfg, load(upstream), fragment_lines(fragment), lava_jobs)
@@ -454,9 +620,30 @@ BROKEN = [
     ('hang test allowed without amdgpu.cwsr_enable=0', 'config',
      "      extra_kernel_args: 'amdgpu.cwsr_enable=0'\n", '', 'without amdgpu.cwsr_enable=0'),
     ('the whole collection with the hang allowed', 'config',
-     "      job_timeout: 15\n", "      job_timeout: 15\n      env: 'KFD_QUEUE_HANG_ALLOW_RESET=1'\n",
+     "      job_timeout: 30\n", "      job_timeout: 30\n      env: 'KFD_QUEUE_HANG_ALLOW_RESET=1'\n",
      'only in a job that runs kfd_queue_hang alone'),
-    ('not YAML', 'config', 'scheduler:\n', 'scheduler: [\n', 'yaml'),
+    ('a typo in test_method', 'config',
+     '      test_method: kselftest\n', '      test_method: kselftests\n',
+     'test_method kselftests is not one of'),
+    ('the main job without test_method', 'config',
+     '      test_method: kselftest\n', '', 'generic.jinja2 without a test_method'),
+    ('the hang job without tests (the whole collection with the hang allowed)', 'config',
+     "      tests: 'drivers/gpu/amdkfd:kfd_queue_hang'\n", '',
+     'only in a job that runs kfd_queue_hang alone'),
+    ('the hang job scheduled on a zork', 'config',
+     'scheduler:\n',
+     'scheduler:\n\n  - job: kselftest-kfd-queue-hang\n    event:\n      channel: node\n'
+     '      kind: kbuild\n      state: available\n      name: kbuild-gcc-12-x86-chromeos-amd-kfd\n'
+     '    runtime:\n      type: lava\n      name: lava-collabora\n    platforms:\n'
+     '      - hp-x360-14a-cb0001xx-zork\n',
+     'cannot run kfd_queue_hang: GC 9.1.0, 9.2.2 has no per-queue reset'),
+    ('the main job not on every supported platform', 'config',
+     '      - lenovo-TPad-C13-Yoga-zork\n', '',
+     'not scheduled on lenovo-TPad-C13-Yoga-zork'),
+    ('a platform whose rules allow no checkout even with the rule change', 'upstream',
+     "  hp-x360-14a-cb0001xx-zork: ['kseries:series']\n", '',
+     'hp-x360-14a-cb0001xx-zork: no rule allows the job'),
+    ('not YAML', 'config', 'scheduler:\n', 'scheduler: [\n', 'does not parse as YAML'),
 ]
 
 
@@ -466,10 +653,12 @@ def self_test(args):
         config_text = f.read()
     with open(args.fragment, encoding='utf-8') as f:
         fragment_text = f.read()
+    with open(args.upstream, encoding='utf-8') as f:
+        upstream_text = f.read()
     failures = []
     with tempfile.TemporaryDirectory(prefix='kfd-kernelci-') as tmp:
         for what, which, old, new, expect in BROKEN:
-            cfg, frag = config_text, fragment_text
+            cfg, frag, up = config_text, fragment_text, upstream_text
             if which in ('config', 'both'):
                 if old not in cfg:
                     failures.append(f'self-test: cannot break the copy ({what}): "{old.strip()}" not in {args.config}')
@@ -480,12 +669,17 @@ def self_test(args):
                     failures.append(f'self-test: cannot break the copy ({what}): "{old.strip()}" not in {args.fragment}')
                     continue
                 frag = frag.replace(old, new, 1)
+            if which == 'upstream':
+                if old not in up:
+                    failures.append(f'self-test: cannot break the copy ({what}): "{old.strip()}" not in {args.upstream}')
+                    continue
+                up = up.replace(old, new, 1)
             cpath, fpath = os.path.join(tmp, 'kfd.yaml'), os.path.join(tmp, 'kfd.config')
-            with open(cpath, 'w', encoding='utf-8') as f:
-                f.write(cfg)
-            with open(fpath, 'w', encoding='utf-8') as f:
-                f.write(frag)
-            c = validate(cpath, args.upstream, fpath, args.tree, args.lava_jobs)
+            upath = os.path.join(tmp, 'upstream.yaml')
+            for path, text in ((cpath, cfg), (fpath, frag), (upath, up)):
+                with open(path, 'w', encoding='utf-8') as f:
+                    f.write(text)
+            c = validate(cpath, upath, fpath, args.tree, args.lava_jobs)
             if not c.errors:
                 failures.append(f'self-test: the broken copy ({what}) was accepted')
             elif not any(expect.lower() in e.lower() for e in c.errors):
@@ -511,6 +705,8 @@ def main():
         print(f'warning: {w}')
     for e in c.errors:
         print(f'error: {e}')
+    for n in c.notes:
+        print(f'note: {n}')
     failures = self_test(args) if args.self_test and not c.errors else []
     for f in failures:
         print(f)
@@ -521,6 +717,14 @@ def main():
                f'{c.facts.get("scheduler")} scheduler entries, platforms {", ".join(c.facts.get("platforms", []))} '
                f'(not grunt); fragment kfd = ci/config/kfd.config ({c.facts.get("fragment")} options'
                f'{", in the Kconfig of the tree" if args.tree else ""})')
+    if c.facts.get('unscheduled'):
+        summary += (f'; not scheduled: {", ".join(c.facts["unscheduled"])} (no KernelCI platform has a GPU '
+                    f'that can run {HANG_TEST})')
+    if c.notes:
+        plats = sorted(set(re.search(r' on (\S+): ', n).group(1) for n in c.notes))
+        summary += (f'; NOT SCHEDULABLE YET: the platform rules of kernelci-pipeline allow no kseries '
+                    f'checkout on {", ".join(plats)}: needs upstream rule change (upstream.yaml '
+                    f'platform_rule_change, ci/README.md)')
     for col, progs in cols.items():
         summary += f'; {col}: {" ".join(progs)}'
     if args.self_test:

@@ -4,17 +4,23 @@
 # deploys, from the test kernel of $KSERIES_BUILD, into directory OUT:
 #
 #   bzImage            the kernel
-#   rootfs.cpio        the ramdisk: Debian's busybox and bash, and PID 1
-#                      ci/lava/ramdisk/init (a root shell on the console);
+#   rootfs.cpio        the ramdisk: Debian's busybox and bash, PID 1
+#                      ci/lava/ramdisk/init (a root shell on the console)
+#                      and /usr/bin/timeout (ci/lava/ramdisk/timeout);
 #                      uncompressed, as the test kernel has no RD_* option
 #   modules.tar.gz     lib/modules/KVER of the build (LAVA adds it to the
 #                      ramdisk: an "overlay" of the ramdisk image)
-#   kselftest.tar.gz   an installed kselftest tree of the KFD collection, as
+#   kselftest.tar.gz   an installed kselftest tree of the KFD collection,
+#                      with the paths of the tarball that
 #                      "make kselftest-gen_tar TARGETS=drivers/gpu/amdkfd"
-#                      makes it: run_kselftest.sh, kselftest/, the list and
-#                      drivers/gpu/amdkfd/ (static programs, built like the
-#                      VM's against the tree's UAPI headers); LAVA adds it
-#                      at /opt/kselftest
+#                      writes (kselftest-packages/kselftest.tar.gz: the
+#                      selftests' "install" tree, relative to ./):
+#                      run_kselftest.sh, kselftest/ (runner.sh ...),
+#                      kselftest-list.txt and drivers/gpu/amdkfd/ (the
+#                      programs, config, settings).  Not made by that
+#                      target: the programs are static, built like the
+#                      VM's against the tree's UAPI headers, and there is
+#                      no VERSION file.  LAVA adds it at /opt/kselftest
 #   kver               the kernel release
 #
 #   artifacts.sh OUT
@@ -48,6 +54,9 @@ mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,root,opt,lib/modules,usr/bin,usr
 cp /bin/busybox "$root/bin/busybox"
 cp /bin/bash-static "$root/bin/bash"
 install -m 0755 "$KSERIES_REPO/ci/lava/ramdisk/init" "$root/init"
+# Where kselftest's runner looks for timeout (busybox's, through a wrapper:
+# ci/lava/ramdisk/timeout); without it no program has a timeout.
+install -m 0755 "$KSERIES_REPO/ci/lava/ramdisk/timeout" "$root/usr/bin/timeout"
 (cd "$root" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc --quiet --reproducible) >"$out/rootfs.cpio" ||
 	die "cpio of the ramdisk failed"
@@ -61,7 +70,8 @@ rm -f "$mods/lib/modules/$kver/build" "$mods/lib/modules/$kver/source"
 archive "$mods" "$out/modules.tar.gz" || die "tar of the modules failed"
 rm -rf "$mods"
 
-# The kselftest tree, laid out as the selftests' "install" target does.
+# The kselftest tree, laid out as the selftests' "install" target does
+# (gen_tar archives that tree).
 kst=$out/kselftest
 mkdir -p "$kst/kselftest" "$kst/$collection"
 for f in module.sh runner.sh prefix.pl ktap_helpers.sh ksft.py; do

@@ -11,8 +11,13 @@ separated, STATUS NAME DETAIL lines:
 
   lava:SUITE:SET.CASE   every test case of a test definition (SUITE is its
                         name, SET the kselftest program); a skip carries
-                        the reason the test definition logged for it
-  lava:SUITE:PROG       the program's own result (kselftest's runner)
+                        the reason the test definition logged for it, a
+                        skip without one fails
+  lava:SUITE:PROG       the program's own result (kselftest's runner); a
+                        pass without a passing case is a SKIP with its
+                        cases' reasons (kselftest's harness exits 0 when
+                        every case skips), or a FAIL when it reported no
+                        case or a case skipped without a reason
   lava:SUITE:run        the test definition ran to its end
   lava:job              LAVA's verdict on the job (infrastructure, timeouts)
   lava:action:NAME      every LAVA action that failed
@@ -48,6 +53,7 @@ SPLATS = vm_splats()
 # with user space it need not be at the start of a serial line).
 PRINTK = re.compile(r'\[\s*\d+\.\d+\]\s?')
 SKIP_NOTE = re.compile(r'kfd-kselftest: skip (\S+): (.*)$')
+FAIL_NOTE = re.compile(r'kfd-kselftest: fail (\S+): (.*)$')
 # A run of a test definition in LAVA's own results: "0_kfd-kselftest".
 RUN = re.compile(r'^(\d+)_(.+)$')
 
@@ -93,17 +99,24 @@ def main():
     with open(os.path.join(outdir, 'console.log'), 'w', encoding='utf-8') as f:
         f.write('\n'.join(console) + '\n')
 
-    reasons = {}
+    reasons, failures = {}, {}
     for line in console:
         m = PRINTK.search(line)
         text = line[m.end():] if m else line
         m = SKIP_NOTE.search(text)
         if m:
-            reasons[m.group(1)] = m.group(2)
+            reasons[m.group(1)] = m.group(2).strip()
+        m = FAIL_NOTE.search(text)
+        if m:
+            failures[m.group(1)] = m.group(2).strip()
 
     job = None
     runs = {}
     cases = {}
+    tests = []
+    # The cases of each program (a test set), to judge the program's own
+    # result: {(suite, set): [(case, result), ...]}.
+    sets = {}
     for r in results:
         definition, case, result = r.get('definition', ''), str(r.get('case', '')), r.get('result')
         if definition == 'lava':
@@ -119,25 +132,52 @@ def main():
         suite = m.group(2) if m else definition
         name = f'{r["set"]}.{case}' if r.get('set') else case
         cases.setdefault(suite, set()).add(name)
-        if result == 'pass':
+        tests.append((suite, r.get('set'), case, name, result))
+        if r.get('set'):
+            sets.setdefault((suite, r['set']), []).append((name, result))
+
+    for suite, tset, case, name, result in tests:
+        members = None if tset else sets.get((suite, case))
+        if result == 'pass' and not tset and (name in programs or members is not None):
+            # A program that passed: kselftest's harness exits 0 when all
+            # its cases skip, so the pass is only worth a passing case.
+            if not members:
+                out('FAIL', f'lava:{suite}:{name}',
+                    failures.get(name) or 'passed without reporting a single test case')
+            elif any(res == 'pass' for _, res in members):
+                out('PASS', f'lava:{suite}:{name}',
+                    f'{sum(res == "pass" for _, res in members)} of {len(members)} cases passed')
+            elif all(res == 'skip' and reasons.get(n) for n, res in members):
+                why = sorted(set(reasons[n] for n, _ in members))
+                out('SKIP', f'lava:{suite}:{name}',
+                    f'exited 0, but all its {len(members)} cases skipped: {"; ".join(why)}')
+            else:
+                out('FAIL', f'lava:{suite}:{name}',
+                    'exited 0 without a passing case: ' + ', '.join(
+                        f'{n} {res}{"" if res != "skip" or reasons.get(n) else " without a reason"}'
+                        for n, res in members if res != 'pass'))
+        elif result == 'pass':
             out('PASS', f'lava:{suite}:{name}')
         elif result == 'skip':
             reason = reasons.get(name)
             if reason:
                 out('SKIP', f'lava:{suite}:{name}', reason)
             else:
-                out('FAIL', f'lava:{suite}:{name}', 'skipped without a reason in the log')
+                out('FAIL', f'lava:{suite}:{name}',
+                    'skipped without a reason in the log (no "kfd-kselftest: skip" line: '
+                    'a bare SKIP, or a program that exited with KSFT_SKIP without saying why)')
         else:
-            out('FAIL', f'lava:{suite}:{name}', f'result {result}')
+            out('FAIL', f'lava:{suite}:{name}', failures.get(name) or f'result {result}')
 
     for suite, r in runs.items():
         if r.get('result') == 'pass':
             out('PASS', f'lava:{suite}:run', f'ran to its end in {r.get("duration", "?")}s')
         else:
             out('FAIL', f'lava:{suite}:run', r.get('error_msg') or 'did not finish (LAVA marked it failed)')
+    suites = list(cases) or list(runs) or ['kfd-kselftest']
     for prog in programs:
         if not any(prog in c for c in cases.values()):
-            out('FAIL', f'lava:kselftest:{prog}', 'no result: the program did not run or was not reported')
+            out('FAIL', f'lava:{suites[0]}:{prog}', 'no result: the program did not run or was not reported')
 
     if job is None:
         out('FAIL', 'lava:job', 'lava-run reported no job result (killed?)')

@@ -11,6 +11,10 @@
 #   lava:kernelci:validate  ci/kernelci/ is what kernelci-pipeline needs
 #                           (ci/kernelci/validate.py), and the validator
 #                           rejects broken copies of it
+#   lava:kernelci:schedulable  the platform rules of kernelci-pipeline
+#                           let the test jobs run on a checkout of the
+#                           series; SKIP while they need the upstream rule
+#                           change (upstream.yaml platform_rule_change)
 #   lava:SUITE:...          the local QEMU job run with lava-run (LAVA's
 #                           dispatcher, TCG) on the test kernel of
 #                           $KSERIES_BUILD: every test case LAVA recorded,
@@ -35,7 +39,28 @@ rm -rf "$out"
 mkdir -p "$out"
 
 work=$(scratch_dir lava) || die "no scratch directory"
-trap 'rm -rf "$work"' EXIT
+# lava-run's temporary files: /var/lib/lava/dispatcher/tmp/kseries-PID-N
+# (dispatcher.yaml's prefix, below), unique to this run.  When timeout -k
+# has to SIGKILL lava-run, LAVA cannot clean up: the QEMU it started
+# (pexpect puts it in a session of its own, out of reach of the kill)
+# goes on running, and the directory stays.  So on exit: the processes
+# whose command line has that path (QEMU's -kernel/-initrd, nothing
+# else can have it), each by its id, and the directories.
+lava_tmp=/var/lib/lava/dispatcher/tmp/kseries-$$-
+sudo=
+cleanup() {
+	local pids pid
+	pids=$(pgrep -f -- "$lava_tmp" 2>/dev/null)
+	for pid in $pids; do
+		[ "$pid" != "$$" ] || continue
+		printf 'lava: killing %s left by lava-run: %s\n' "$pid" "$(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null | cut -c1-200)" >&2
+		$sudo kill -KILL "$pid" 2>/dev/null
+	done
+	# shellcheck disable=SC2086
+	$sudo rm -rf "$lava_tmp"* 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
 
 # --- setup: the dispatcher, LAVA's schemas, the device-type templates
 if ! dpkg-query -W -f='${Status}' lava-dispatcher 2>/dev/null | grep -q 'install ok installed' ||
@@ -90,6 +115,14 @@ fi
 if msg=$("$PY" "$CI/kernelci/validate.py" --tree "$KSERIES_WORKTREE" --self-test 2>&1); then
 	printf '%s\n' "$msg" >&2
 	result PASS lava:kernelci:validate "$(tail -n 1 <<<"$msg")"
+	# Valid, but would kernelci-pipeline create the jobs at all?  Not
+	# while a platform's rules allow no checkout of the series: that
+	# needs the upstream rule change of ci/kernelci/upstream.yaml.
+	if grep -q '^note: needs upstream rule change' <<<"$msg"; then
+		result SKIP lava:kernelci:schedulable "the KernelCI jobs would never run as kernelci-pipeline is: its platform rules (platforms-chromeos.yaml rules.branch) allow no kseries checkout on $(grep -c '^note: needs upstream rule change' <<<"$msg") platform/job pairs; the pull request must add kseries:series to them (upstream.yaml platform_rule_change, ci/README.md)"
+	else
+		result PASS lava:kernelci:schedulable "every scheduled job is allowed by its kbuild's, its own and its platforms' rules on a checkout of build_configs"
+	fi
 else
 	printf '%s\n' "$msg" >&2
 	result FAIL lava:kernelci:validate "$(grep -m 3 -E '^(error|self-test)' <<<"$msg" | tr '\n' ' ')"
@@ -128,7 +161,6 @@ t = yaml.safe_load(open(sys.argv[1]))["timeouts"]["job"]
 print(t.get("hours", 0) * 3600 + t.get("minutes", 0) * 60 + t.get("seconds", 0))' "$JOB") ||
 	die "no job timeout in $JOB"
 # lava-run must run as root.
-sudo=
 if [ "$(id -u)" -ne 0 ]; then
 	if ! sudo -n true 2>/dev/null; then
 		result SKIP lava:run "lava-run must run as root (or with sudo without a password); the job was not run"
