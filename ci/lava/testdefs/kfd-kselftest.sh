@@ -36,8 +36,10 @@
 # SECONDS, when given, is each program's timeout instead of the
 # collection's "settings" (run_kselftest.sh --override-timeout); the
 # runner enforces it only where /usr/bin/timeout exists.
-# Environment variables the tests read (KFD_QUEUE_HANG_ALLOW_RESET, ...)
-# come from the job's "environment" (LAVA exports them to the test shell).
+# Environment variables the tests read come from the job's "environment"
+# (LAVA exports them to the test shell).  The runner never runs a
+# TEST_GEN_PROGS_EXTENDED program (kfd_queue_hang): a lab runs those
+# directly (ci/README.md).
 
 path=/opt/kselftest
 collection=drivers/gpu/amdkfd
@@ -121,10 +123,6 @@ for m in $modules; do
 done
 
 counter=$(mktemp)
-# What decides whether kfd_queue_hang may hang a queue, for whoever reads
-# the log.
-echo "kfd-kselftest: KFD_QUEUE_HANG_ALLOW_RESET=${KFD_QUEUE_HANG_ALLOW_RESET:-(unset)}," \
-	"amdgpu.cwsr_enable=$(cat /sys/module/amdgpu/parameters/cwsr_enable 2>/dev/null || echo '(no amdgpu)')"
 echo "kfd-kselftest: $path/run_kselftest.sh -c $collection${timeout:+ -o $timeout}"
 [ -x /usr/bin/timeout ] ||
 	echo "kfd-kselftest: no /usr/bin/timeout: kselftest's runner runs the programs without a timeout"
