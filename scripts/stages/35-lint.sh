@@ -21,10 +21,13 @@
 #                       "unknown" (the tag's form is still checked)
 #   FILE_PATH_CHANGES   "does MAINTAINERS need updating?" on every new file;
 #                       MAINTAINERS coverage is checked by the docs stage
-# and one finding is dropped: CamelCase on an AMD register name (mmFOO_BAR,
-# regFOO_BAR, ixFOO, smnFOO) that the generated register headers under
-# drivers/gpu/drm/amd/include/asic_reg/ define.  amdgpu code can only name
-# registers that way; checkpatch knows CamelCase names of include/ only.
+# and two findings are dropped: CamelCase on an AMD register name
+# (mmFOO_BAR, regFOO_BAR, ixFOO, smnFOO) that the generated register headers
+# under drivers/gpu/drm/amd/include/asic_reg/ define (amdgpu code can only
+# name registers that way; checkpatch knows CamelCase names of include/
+# only), and "perhaps it also needs a 'Fixes:' tag" on a patch whose stable
+# tag says instead what it needs ("Cc: stable@vger.kernel.org # ..."), as
+# stable-kernel-rules.rst allows for a fix that no one commit made needed.
 . "$(dirname "$0")/../lib.sh"
 
 P=$KSERIES_PATCHES
@@ -71,6 +74,10 @@ drop_register_camelcase() {
 }
 keep_finding() {
 	local name
+	if [[ $1 == WARNING:MISSING_FIXES_TAG:* ]] &&
+		grep -qE '^Cc: stable@vger\.kernel\.org # [^ ]' "$f"; then
+		return 1
+	fi
 	name=$(sed -n '1s/^CHECK:CAMELCASE: Avoid CamelCase: <\(\(mm\|reg\|ix\|smn\)[A-Z0-9_]*\)>$/\1/p' <<<"$1")
 	[ -z "$name" ] && return 0
 	! grep -rqw -- "$name" "$KSERIES_WORKTREE/drivers/gpu/drm/amd/include/asic_reg"
