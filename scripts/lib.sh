@@ -417,25 +417,118 @@ kmake() {
 		KBUILD_BUILD_TIMESTAMP="$BASE_DATE" "$@" </dev/null
 }
 
-# Run a command with the machine's one build slot, so that two kernel
-# builds (or a build and a QEMU run) never compete for the two cores.
-# scripts/test.sh holds it for its whole run (the stages inside do not
-# take it again).
-with_build_lock() {
-	if [ "${KSERIES_BUILD_LOCK_HELD:-0}" = 1 ]; then
-		"$@"
-		return
-	fi
-	mkdir -p "$KSERIES_CACHE"
-	KSERIES_BUILD_LOCK_HELD=1 flock "$KSERIES_CACHE/build.lock" "$@"
+# The machine's one build slot, so that two kernel builds (or a build and
+# a QEMU run) never compete for the two cores: an flock on this file.
+KSERIES_LOCK=$KSERIES_CACHE/build.lock
+
+# The processes that hold the slot, each "PID ELAPSED COMMAND": those
+# with the lock file open and not waiting for it (/proc/locks), but the
+# children of one (which inherit its descriptor) and this shell's own.
+build_slot_holders() {
+	local ino pid skip held
+	ino=$(stat -c %i "$KSERIES_LOCK" 2>/dev/null) || return 0
+	skip=" $$ $BASHPID $(awk -v ino="$ino" '$2 == "->" { n = split($7, d, ":"); if (d[n] == ino) printf "%s ", $6 }' /proc/locks) "
+	held=" $(fuser "$KSERIES_LOCK" 2>/dev/null) "
+	for pid in $held; do
+		[[ $skip == *" $pid "* || $skip$held == *" $(ps -o ppid= -p "$pid" | xargs) "* ]] ||
+			ps -o pid=,etime=,args= -p "$pid"
+	done
 }
 
-# Re-run the calling script under the build slot, unless it is held
-# already: hold_build_lock "$0" "$@" right after sourcing this file.
+# Hold the slot until this shell exits (fd $KSERIES_BUILD_LOCK_FD, which
+# bounded closes for what it runs).  Nothing to do when it is held for us
+# already: KSERIES_BUILD_LOCK_HELD=1 (scripts/test.sh holds it for its
+# stages), or a lock on it inherited from the parent ("flock build.lock
+# bash SCRIPT").  When it is busy, says who has it before waiting (an
+# orphan keeping it would otherwise look like a silent hang).
 hold_build_lock() {
+	local f
 	[ "${KSERIES_BUILD_LOCK_HELD:-0}" = 1 ] && return 0
+	for f in /proc/"$BASHPID"/fd/*; do
+		if [ "$(readlink "$f")" = "$KSERIES_LOCK" ]; then
+			export KSERIES_BUILD_LOCK_HELD=1 KSERIES_BUILD_LOCK_FD=${f##*/}
+			return 0
+		fi
+	done
 	mkdir -p "$KSERIES_CACHE"
-	KSERIES_BUILD_LOCK_HELD=1 exec flock "$KSERIES_CACHE/build.lock" bash "$@"
+	exec {KSERIES_BUILD_LOCK_FD}>>"$KSERIES_LOCK" || die "cannot open $KSERIES_LOCK"
+	if ! flock -n "$KSERIES_BUILD_LOCK_FD"; then
+		{
+			printf 'waiting for the build slot %s, held by:\n' "$KSERIES_LOCK"
+			build_slot_holders | sed 's/^/  /'
+		} >&2
+		flock "$KSERIES_BUILD_LOCK_FD" || die "flock $KSERIES_LOCK failed"
+	fi
+	export KSERIES_BUILD_LOCK_HELD=1 KSERIES_BUILD_LOCK_FD
+}
+
+# Run a command with the slot.
+with_build_lock() {
+	(hold_build_lock && "$@")
+}
+
+# bounded SECONDS CMD...: run CMD and wait for it, so that it cannot be
+# left behind.  It runs in a session of its own, without the slot's lock
+# fd (a process that outlives the script must not keep the slot), and is
+# killed when this shell dies, even by SIGKILL (PR_SET_PDEATHSIG).  Its
+# whole process group is killed (TERM, then KILL 10 s later) when SECONDS
+# have passed (status 124, BOUNDED_WHY says so), when the function named
+# by $BOUNDED_WATCH, called every second with the seconds elapsed, returns
+# 0 (status 125; it sets BOUNDED_WHY), or when this shell gets INT, TERM
+# or HUP (Ctrl-C, a closed terminal, a cancelled job), which this shell
+# then dies of.  (GNU timeout in the foreground allowed none of it: it
+# puts CMD in a process group of its own, out of the terminal's reach,
+# and the shell handles no signal while it waits for a command.)
+bounded() {
+	local t=$1 start=$SECONDS rc='' sig
+	shift
+	BOUNDED_WHY=
+	(
+		fd=${KSERIES_BUILD_LOCK_FD:-}
+		if [ -n "$fd" ] && [ "$(readlink "/proc/$BASHPID/fd/$fd")" = "$KSERIES_LOCK" ]; then
+			exec {fd}>&-
+		fi
+		unset KSERIES_BUILD_LOCK_FD
+		exec setsid setpriv --pdeathsig KILL -- "$@"
+	) &
+	bounded_pid=$!
+	for sig in INT TERM HUP; do
+		# shellcheck disable=SC2064
+		trap "bounded_stop; trap - $sig; kill -$sig \$BASHPID" "$sig"
+	done
+	while kill -0 "$bounded_pid" 2>/dev/null; do
+		if [ $((SECONDS - start)) -ge "$t" ]; then
+			BOUNDED_WHY="still running after ${t}s"
+			rc=124
+		elif [ -n "${BOUNDED_WATCH:-}" ] && "$BOUNDED_WATCH" $((SECONDS - start)); then
+			rc=125
+		fi
+		[ -z "$rc" ] || break
+		sleep 1
+	done
+	if [ -n "$rc" ]; then
+		bounded_stop
+	else
+		wait "$bounded_pid"
+		rc=$?
+	fi
+	bounded_pid=
+	trap - INT TERM HUP
+	return "$rc"
+}
+
+# Kill what bounded runs, its whole process group.
+bounded_stop() {
+	local n=0
+	[ -n "${bounded_pid:-}" ] || return 0
+	kill -TERM -- "-$bounded_pid" 2>/dev/null || kill -TERM "$bounded_pid" 2>/dev/null
+	while kill -0 "$bounded_pid" 2>/dev/null && [ $n -lt 10 ]; do
+		sleep 1
+		n=$((n + 1))
+	done
+	kill -KILL -- "-$bounded_pid" 2>/dev/null
+	wait "$bounded_pid" 2>/dev/null
+	bounded_pid=
 }
 
 # A build directory belongs to one base: when the base moves, its objects

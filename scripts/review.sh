@@ -19,7 +19,7 @@
 # compile's warnings), so the result does not depend on what was built
 # before.  Prints result lines; logs in $KSERIES_RUN/review/.
 . "$(dirname "$0")/lib.sh"
-hold_build_lock "$0" "$@"
+hold_build_lock
 
 B=$KSERIES_REVIEW/build-w1
 L=$KSERIES_RUN/review

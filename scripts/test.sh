@@ -39,13 +39,8 @@ unset KSERIES_IMPORT_FROM KSERIES_FORCE KSERIES_EXTRA_CONFIG KSERIES_VM_CMDLINE 
 . "$(dirname "$0")/lib.sh"
 
 # The machine's one build slot, for the whole run (scripts/lib.sh:
-# with_build_lock); a build started meanwhile waits for it.
-if [ "${KSERIES_BUILD_LOCK_HELD:-0}" != 1 ]; then
-	mkdir -p "$KSERIES_CACHE"
-	exec 9>"$KSERIES_CACHE/build.lock"
-	flock 9
-	export KSERIES_BUILD_LOCK_HELD=1
-fi
+# hold_build_lock); a build started meanwhile waits for it.
+hold_build_lock
 
 STAGES=$KSERIES_REPO/scripts/stages
 REQUIRED="setup apply build"

@@ -37,7 +37,7 @@
 # a second run compiles only from the first changed patch on.  Runs in the
 # review checkout ($KSERIES_REVIEW); logs in $KSERIES_RUN/bisect/.
 . "$(dirname "$0")/../lib.sh"
-hold_build_lock "$0" "$@"
+hold_build_lock
 
 B=$KSERIES_REVIEW/build
 L=$KSERIES_RUN/bisect

@@ -20,7 +20,7 @@
 # config and the tools.  Patch by patch, the same checks (and coccinelle)
 # are scripts/review.sh, run before posting.  Logs in $KSERIES_RUN/static/.
 . "$(dirname "$0")/../lib.sh"
-hold_build_lock "$0" "$@"
+hold_build_lock
 
 L=$KSERIES_RUN/static
 cache=$KSERIES_CACHE/results/static

@@ -40,7 +40,7 @@ mkdir -p "$out"
 
 work=$(scratch_dir lava) || die "no scratch directory"
 # lava-run's temporary files: /var/lib/lava/dispatcher/tmp/kseries-PID-N
-# (dispatcher.yaml's prefix, below), unique to this run.  When timeout -k
+# (dispatcher.yaml's prefix, below), unique to this run.  When bounded
 # has to SIGKILL lava-run, LAVA cannot clean up: the QEMU it started
 # (pexpect puts it in a session of its own, out of reach of the kill)
 # goes on running, and the directory stays.  So on exit: the processes
@@ -170,15 +170,15 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 stage_begin lava-run
 printf 'lava: lava-run of %s on %s (job timeout %ss)\n' "$JOB" "$KSERIES_BUILD" "$job_s" >&2
+hold_build_lock
 # shellcheck disable=SC2086
-with_build_lock timeout -k 10 $((job_s + 60)) $sudo \
-	lava-run --job-id 1 --device "$out/device.yaml" --dispatcher "$out/dispatcher.yaml" \
+bounded $((job_s + 60)) $sudo lava-run --job-id 1 --device "$out/device.yaml" --dispatcher "$out/dispatcher.yaml" \
 	--output-dir "$out/output" "$out/job.yaml" >"$out/lava.log" 2>&1
 rc=$?
 stage_end
 case $rc in
 0 | 1) ;;
-124 | 137) result FAIL lava:run "lava-run killed after $((job_s + 60))s (the job's timeout is ${job_s}s)" ;;
+124) result FAIL lava:run "lava-run killed after $((job_s + 60))s (the job's timeout is ${job_s}s)" ;;
 *) result FAIL lava:run "lava-run exited with status $rc, see $out/lava.log" ;;
 esac
 grep -E '"lvl": "(error|exception)"' "$out/lava.log" | cut -c1-400 >&2

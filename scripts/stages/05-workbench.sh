@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Stage workbench: the workbench's own machinery, in seconds, on a private
+# $KSERIES_CACHE (never the machine's build slot):
+#   workbench:interrupt:SIG  a script holding the build slot and running a
+#                            program with bounded (as scripts/vm/run.sh
+#                            runs QEMU) gets SIG as a terminal or CI sends
+#                            it (INT, HUP to its process group; TERM, KILL
+#                            to it alone): the program is gone and the slot
+#                            free at once
+#   workbench:slot-holder    a script waiting for the slot names who has it
+. "$(dirname "$0")/../lib.sh"
+
+tmp=$(scratch_dir workbench) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+lib=$KSERIES_REPO/scripts/lib.sh
+# A script of the workbench's kind, on the private cache: holds the slot,
+# then runs "sleep" with bounded (its pid in $tmp/child.pid).
+cat >"$tmp/victim.sh" <<EOF
+. "$lib"
+hold_build_lock
+bounded 600 bash -c 'echo \$\$ >"$tmp/child.pid"; exec sleep 600'
+EOF
+# Run on the private cache, with SIGINT and SIGHUP as a terminal's job has
+# them (--default-signal: a background job of a script ignores SIGINT, and
+# under nohup, as CI may run this, everything ignores SIGHUP).
+private=(env --default-signal=INT,HUP -u KSERIES_BUILD_LOCK_HELD -u KSERIES_BUILD_LOCK_FD KSERIES_CACHE="$tmp/cache")
+# Up to N tenths of a second for CMD to succeed.
+within() {
+	local n=$1
+	shift
+	until "$@"; do
+		[ "$n" -gt 0 ] || return 1
+		sleep 0.1
+		n=$((n - 1))
+	done
+}
+gone() { ! grep -qs sleep "/proc/$1/cmdline"; }
+slot_free() { flock -n "$tmp/cache/build.lock" true; }
+
+for how in INT:group HUP:group TERM:pid KILL:pid; do
+	sig=${how%:*}
+	rm -f "$tmp/child.pid"
+	# In a session of its own, as a terminal's foreground job.
+	"${private[@]}" setsid bash "$tmp/victim.sh" </dev/null >/dev/null 2>&1 &
+	victim=$!
+	if ! within 100 test -s "$tmp/child.pid"; then
+		result FAIL "workbench:interrupt:$sig" "the test script did not start its program"
+		kill -KILL -- "-$victim" 2>/dev/null
+		continue
+	fi
+	child=$(cat "$tmp/child.pid")
+	if [ "${how#*:}" = group ]; then kill "-$sig" -- "-$victim"; else kill "-$sig" "$victim"; fi
+	if within 50 gone "$child" && within 50 slot_free; then
+		result PASS "workbench:interrupt:$sig" "SIG$sig to the script's ${how#*:}: its program ended and the slot is free"
+	else
+		result FAIL "workbench:interrupt:$sig" "SIG$sig to the script's ${how#*:}: 5 s later, program $child $(gone "$child" && echo ended || echo 'still runs'), slot $(slot_free && echo free || echo 'still held')"
+		kill -KILL "$child" 2>/dev/null
+	fi
+	kill -KILL -- "-$victim" 2>/dev/null
+	wait "$victim" 2>/dev/null
+done
+
+# A waiter names the holder, then gets the slot when it is released.
+rm -f "$tmp/child.pid"
+"${private[@]}" setsid bash "$tmp/victim.sh" </dev/null >/dev/null 2>&1 &
+victim=$!
+within 100 test -s "$tmp/child.pid"
+"${private[@]}" bash -c ". '$lib'; hold_build_lock && echo got-slot" >"$tmp/waiter.out" 2>&1 &
+waiter=$!
+within 100 grep -q 'held by' "$tmp/waiter.out"
+kill -TERM "$victim"
+if within 100 grep -q got-slot "$tmp/waiter.out" && grep -qE "^ +$victim .*victim\.sh" "$tmp/waiter.out"; then
+	result PASS workbench:slot-holder "a waiter said: $(head -n 2 "$tmp/waiter.out" | sed "s|$tmp|...|g" | tr -s ' \n' ' ')"
+else
+	result FAIL workbench:slot-holder "the waiter did not name the holder ($victim) or never got the slot: $(tr '\n' ' ' <"$tmp/waiter.out")"
+fi
+kill -KILL "$waiter" -- "-$victim" 2>/dev/null
+wait 2>/dev/null
