@@ -81,6 +81,18 @@ summary() {
 	[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
 }
 
+# Each stage's time limit in seconds, well above a cold run's on two
+# cores: a stage that hangs is killed (scripts/lib.sh: bounded), named,
+# and the run goes on.
+stage_limit() {
+	case $1 in
+	workbench) echo 300 ;;
+	apply | lint | docs | mail) echo 900 ;;
+	build | vm) echo 3600 ;;
+	*) echo 2700 ;;
+	esac
+}
+
 # Run one stage and check what it reported.  Returns 1 if it failed.
 run_stage() {
 	local script=$1 name out log rc bad n
@@ -88,9 +100,11 @@ run_stage() {
 	out=$KSERIES_RUN/logs/$name.results
 	log=$KSERIES_RUN/logs/$name.log
 	stage_begin "$name"
-	bash "$script" >"$out" 2>"$log"
+	bounded "$(stage_limit "$name")" bash "$script" >"$out" 2>"$log"
 	rc=$?
 	stage_end
+	[ $rc != 124 ] ||
+		result FAIL "$name:stage" "killed: $BOUNDED_WHY (its time limit, scripts/test.sh)" >>"$RESULTS"
 	# Lines that are not results, skips without a reason.
 	bad=$(grep -v -E $'^(PASS|FAIL|SKIP)\t[^\t]+\t' "$out" | head -n 3 | tr '\n' ' ')
 	awk -F'\t' '$1 == "SKIP" && $3 == "" { $1 = "FAIL"; $3 = "skipped without a reason"; print; next }

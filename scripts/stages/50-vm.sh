@@ -2,7 +2,28 @@
 # SPDX-License-Identifier: GPL-2.0
 # Stage vm: one boot of the test VM running scripts/vm/plan; every KUnit
 # case and kselftest case is a result, and so is every kernel splat
-# (scripts/vm/run.sh).
+# (scripts/vm/run.sh).  Then the VM's watchdog on a guest that hangs:
+#   vm:watchdog:hung-boot  the same kernel and initramfs, whose init never
+#                          starts (rdinit is busybox sleeping): QEMU is
+#                          stopped at the boot timeout and the run fails
+#                          saying why
 . "$(dirname "$0")/../lib.sh"
 
-exec bash "$KSERIES_REPO/scripts/vm/run.sh"
+bash "$KSERIES_REPO/scripts/vm/run.sh" || exit 1
+
+hung=$KSERIES_RUN/vm-hung-boot
+rm -rf "$hung"
+mkdir -p "$hung"
+boot_s=60
+start=$SECONDS
+from=$KSERIES_RUN
+KSERIES_RUN=$hung KSERIES_VM_INITRAMFS_FROM=$from KSERIES_VM_BOOT_TIMEOUT=$boot_s \
+	KSERIES_VM_CMDLINE="rdinit=/bin/busybox -- sleep 100000" \
+	bash "$KSERIES_REPO/scripts/vm/run.sh" >"$hung/results" 2>"$hung/run.log"
+took=$((SECONDS - start))
+why=$(awk -F'\t' '$2 == "vm:boot" { print $3 }' "$hung/results")
+if [[ $why == "QEMU stopped: no KSERIES-BOOT"* ]] && [ "$took" -le $((boot_s + 60)) ]; then
+	result PASS vm:watchdog:hung-boot "a guest whose init never starts ended after ${took}s: ${why:0:160}"
+else
+	result FAIL vm:watchdog:hung-boot "a guest whose init never starts ended after ${took}s (boot timeout ${boot_s}s), vm:boot said: ${why:-nothing}; see $hung"
+fi

@@ -69,7 +69,8 @@ def read_excluded(path):
 
 
 def read_blocks(path):
-    """(kind, name) -> (lines, rc or None if unfinished), and whether DONE."""
+    """(kind, name) -> (lines, rc or None if unfinished), and whether DONE
+    (or the KSERIES-ABORT line: the guest stopped its plan)."""
     blocks, cur, done = {}, None, False
     try:
         f = open(path, encoding='utf-8', errors='replace')
@@ -90,6 +91,9 @@ def read_blocks(path):
                 continue
             if line == 'KSERIES-DONE':
                 done = True
+                continue
+            if line.startswith('KSERIES-ABORT '):
+                done = line
                 continue
             if cur:
                 blocks[cur][0].append(line)
@@ -180,7 +184,11 @@ def main():
         elif not cases and rc is not None and not (kind == 'kselftest' and rc == 4):
             out('FAIL', f'{kind}:{name}', f'no test results ({diag})')
 
-    if not done:
+    if isinstance(done, str):
+        words = done.split(None, 3)
+        out('FAIL', 'vm:plan', f'the guest stopped its plan after {words[1]}:{words[2]}, '
+            f'which could not be killed: {words[3] if len(words) > 3 else ""}')
+    elif not done:
         out('FAIL', 'vm:plan', 'the VM did not reach the end of its plan')
 
     seen = {}

@@ -14,9 +14,15 @@
 #              every plan step that failed, timed out or never ran, and
 #              every kernel splat in the console log
 #
+# A guest that hangs costs minutes, not the whole budget: QEMU is stopped
+# when the guest is late (see watch_guest), and a hung task or a soft
+# lockup panics the guest, which ends QEMU (panic=-1, -no-reboot).
+#
 # Environment: KSERIES_VM_CPUS (2), KSERIES_VM_MEM (4G), KSERIES_VM_CMDLINE
-# (more kernel arguments), KSERIES_VM_TIMEOUT (seconds; default: the sum
-# of the plan's timeouts plus KSERIES_VM_BOOT_TIMEOUT, 300).
+# (more kernel arguments), KSERIES_VM_BOOT_TIMEOUT (seconds for the guest's
+# plan to start, 120), KSERIES_VM_TIMEOUT (seconds for all of it; default:
+# the boot's plus the plan's timeouts), KSERIES_VM_ACCEL (tcg; kvm where
+# KVM works).
 . "$(dirname "$0")/../lib.sh"
 
 VM=$KSERIES_REPO/scripts/vm
@@ -113,27 +119,69 @@ make_initramfs() {
 		cpio --null -o -H newc --quiet --reproducible) >"$KSERIES_RUN/initramfs.cpio"
 }
 
-stage_begin vm-initramfs
-if ! make_initramfs >"$KSERIES_RUN/initramfs.log" 2>&1; then
-	tail -n 30 "$KSERIES_RUN/initramfs.log" >&2
-	result FAIL vm:initramfs "building the initramfs failed, see $KSERIES_RUN/initramfs.log"
-	exit 1
+# KSERIES_VM_INITRAMFS_FROM=RUN boots the initramfs an earlier run built
+# in RUN (scripts/stages/50-vm.sh's watchdog check), with its plan.
+if [ -n "${KSERIES_VM_INITRAMFS_FROM:-}" ]; then
+	root=$KSERIES_VM_INITRAMFS_FROM/initramfs
+	initramfs=$KSERIES_VM_INITRAMFS_FROM/initramfs.cpio
+	[ -f "$initramfs" ] || die "no initramfs in $KSERIES_VM_INITRAMFS_FROM"
+else
+	initramfs=$KSERIES_RUN/initramfs.cpio
+	stage_begin vm-initramfs
+	if ! make_initramfs >"$KSERIES_RUN/initramfs.log" 2>&1; then
+		tail -n 30 "$KSERIES_RUN/initramfs.log" >&2
+		result FAIL vm:initramfs "building the initramfs failed, see $KSERIES_RUN/initramfs.log"
+		exit 1
+	fi
+	stage_end
 fi
-stage_end
 
 # The VM's budget: the boot plus every step's timeout and the 10 s the
 # guest gives a killed step to die.
 steps=$(awk '$1 != "exclude" { s += $3 + 10 } END { print s + 0 }' "$root/etc/kseries/plan")
-timeout_s=${KSERIES_VM_TIMEOUT:-$((${KSERIES_VM_BOOT_TIMEOUT:-300} + steps))}
+boot_s=${KSERIES_VM_BOOT_TIMEOUT:-120}
+timeout_s=${KSERIES_VM_TIMEOUT:-$((boot_s + steps))}
 
-cmdline="console=ttyS0,115200 panic=-1 loglevel=7 printk.time=1"
+# The watchdog, called by bounded every second with the seconds elapsed:
+# stop QEMU (status 0, BOUNDED_WHY saying why) when the guest's result
+# port shows no KSERIES-BOOT within the boot timeout, a step still running
+# 70 s after its timeout (the guest kills a step at its timeout and gives
+# it 10 s to die: the guest itself is stuck), or nothing new for 120 s
+# between steps.
+watch_mark=-
+watch_since=0
+watch_guest() {
+	local mark limit
+	mark=$(grep -aE '^KSERIES-(BOOT|BEGIN|END|DONE|ABORT)' "$KSERIES_RUN/results.log" 2>/dev/null | tail -n 1 | tr -d '\r')
+	[ "$mark" = "$watch_mark" ] || { watch_mark=$mark watch_since=$1; }
+	case $mark in
+	"")
+		limit=$boot_s
+		BOUNDED_WHY="no KSERIES-BOOT from the guest's init ${boot_s}s after QEMU started (KSERIES_VM_BOOT_TIMEOUT)"
+		;;
+	"KSERIES-BEGIN "*)
+		limit=$(awk -v s="${mark#KSERIES-BEGIN }" '$1 " " $2 == s { print $3 + 70 }' "$root/etc/kseries/plan")
+		BOUNDED_WHY="step ${mark#KSERIES-BEGIN } still running ${limit:-120}s after it began (its timeout + 70 s): the guest is stuck"
+		;;
+	*)
+		limit=120
+		BOUNDED_WHY="nothing from the guest for 120s after \"$mark\""
+		;;
+	esac
+	[ $(($1 - watch_since)) -ge "${limit:-120}" ]
+}
+
+# hung_task_panic, softlockup_panic: a task stuck in the kernel or a CPU
+# that does not schedule fails the run anyway (results.py); the panic ends
+# it at once, with the splat on the console.
+cmdline="console=ttyS0,115200 panic=-1 hung_task_panic=1 softlockup_panic=1 loglevel=7 printk.time=1"
 cmdline+=" $(plan_lines | sed -n 's/^cmdline[[:space:]]\+//p' | tr '\n' ' ')"
 cmdline+=" ${KSERIES_VM_CMDLINE:-}"
 
 stage_begin vm-boot
 rm -f "$KSERIES_RUN/console.log" "$KSERIES_RUN/results.log"
-printf 'vm: %s\nvm: cmdline: %s\nvm: timeout: %ss (plan steps %ss)\n' \
-	"$kernel" "$cmdline" "$timeout_s" "$steps" >&2
+printf 'vm: %s\nvm: cmdline: %s\nvm: timeout: %ss (boot %ss, plan steps %ss)\n' \
+	"$kernel" "$cmdline" "$timeout_s" "$boot_s" "$steps" >&2
 # -cpu max without la57: with 5-level paging, KASAN's shadow bounds
 # depend on X86_FEATURE_LA57, which identify_cpu() clears and sets again
 # while interrupts are on, so an interrupt in that window reports a
@@ -141,17 +189,25 @@ printf 'vm: %s\nvm: cmdline: %s\nvm: timeout: %ss (plan steps %ss)\n' \
 # once in many boots).  The series does not touch x86 paging.
 # The VM holds the build slot; QEMU is killed with this script (Ctrl-C,
 # a closed terminal, SIGKILL), never left running (scripts/lib.sh: bounded).
+# KSERIES_VM_ACCEL=kvm where KVM works: KVM if it opens, else TCG.
+case ${KSERIES_VM_ACCEL:-tcg} in
+tcg) accel="-accel tcg,thread=multi" ;;
+kvm) accel="-accel kvm -accel tcg,thread=multi" ;;
+*) die "KSERIES_VM_ACCEL: tcg or kvm, not \"$KSERIES_VM_ACCEL\"" ;;
+esac
 hold_build_lock
-bounded "$timeout_s" qemu-system-x86_64 \
-	-machine q35 -accel tcg,thread=multi -cpu max,la57=off -smp "${KSERIES_VM_CPUS:-2}" \
+# shellcheck disable=SC2086 # $accel: several words
+BOUNDED_WATCH=watch_guest bounded "$timeout_s" qemu-system-x86_64 \
+	-machine q35 $accel -cpu max,la57=off -smp "${KSERIES_VM_CPUS:-2}" \
 	-m "${KSERIES_VM_MEM:-4G}" -nodefaults -display none -no-reboot \
-	-kernel "$kernel" -initrd "$KSERIES_RUN/initramfs.cpio" -append "$cmdline" \
+	-kernel "$kernel" -initrd "$initramfs" -append "$cmdline" \
 	-serial "file:$KSERIES_RUN/console.log" -serial "file:$KSERIES_RUN/results.log"
 rc=$?
 stage_end
 case $rc in
 0) ;;
 124) result FAIL vm:boot "QEMU killed after ${timeout_s}s (the plan's steps and the boot)" ;;
+125) result FAIL vm:boot "QEMU stopped: $BOUNDED_WHY; the console ends: $(grep -a . "$KSERIES_RUN/console.log" | tail -n 1 | cut -c1-200)" ;;
 *) result FAIL vm:boot "QEMU exited with status $rc" ;;
 esac
 
