@@ -16,9 +16,13 @@
 #
 # The sender: the project's git identity is not a person and cannot
 # certify the DCO, so the mails are sent by you.  Your identity comes from
-# your own git configuration (user.name/user.email, or sendemail.from);
-# each patch gets you as its author (From:) and your Signed-off-by in
-# place of the placeholder's, and the script refuses to write sendable
+# your own git configuration (user.name/user.email, or sendemail.from).
+# You become the author (From:) of each patch the placeholder authored (a
+# patch someone else wrote keeps its author) and the committer of all;
+# the placeholder's Signed-off-by goes and yours comes last.  Reviewed-by,
+# Acked-by and Tested-by that "b4 trailers -u" added on b4/<posting> stay
+# when the branch is made again from patches/ (matched by subject, so a
+# second posting keeps them).  The script refuses to write sendable
 # mail when there is no identity or it is a placeholder (the committed
 # patches' author, or an address at .invalid/.example/.test/localhost or
 # a noreply address).  The committed patches stay as they are.  b4 keeps
@@ -29,6 +33,12 @@
 #   mail:refuses-placeholder      --dry-run refuses the placeholder identity
 #   mail:sender-identity          the sender is read from git configuration
 #                                 and from GIT_AUTHOR_* (a name with ')
+#   mail:foreign-author           a patch someone else wrote keeps its
+#                                 author; the sender is committer, and
+#                                 the sender's Signed-off-by comes last
+#   mail:trailers-kept:<posting>  a Reviewed-by added on b4/<posting> (as
+#                                 b4 trailers -u does) survives making the
+#                                 branch again (the first posting only)
 #   mail:b4-send:<posting>        b4 send -o wrote cover letter and patches,
 #                                 From: and Signed-off-by: of the sender,
 #                                 To: filled
@@ -97,13 +107,55 @@ if [ "$mode" = --ident ]; then
 	exit 0
 fi
 
-# The posting's commits alone on the base, rewritten for SENDER: author
-# and committer are the sender, whose Signed-off-by replaces the
-# project's.  Prints the new tip.
+# git commit-tree in the work tree with AUTHOR ("Name <email>") and DATE
+# as author and date, and the sender ($SENDER) as committer.
+commit_tree_as() {
+	local author=$1 date=$2
+	shift 2
+	GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
+		GIT_AUTHOR_NAME=${author% <*} GIT_AUTHOR_EMAIL=$(sed -n 's/.*<\(.*\)>.*/\1/p' <<<"$author") \
+		GIT_COMMITTER_NAME=${SENDER% <*} GIT_COMMITTER_EMAIL=$(sed -n 's/.*<\(.*\)>.*/\1/p' <<<"$SENDER") \
+		GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
+		git -C "$KSERIES_WORKTREE" commit-tree "$@"
+}
+
+# What reviewers gave on the posting's b4 branch since it was made (b4
+# trailers -u): "SUBJECT<TAB>TRAILER" lines of Reviewed-by, Acked-by and
+# Tested-by.  They are kept, by subject, when the branch is made again.
+given_trailers() {
+	local c subject
+	ktree_git rev-parse -q --verify "$1" >/dev/null || return 0
+	for c in $(ktree_git rev-list --reverse "$base..$1"); do
+		subject=$(ktree_git log -1 --format=%s "$c")
+		ktree_git log -1 --format=%B "$c" | ktree_git interpret-trailers --parse |
+			grep -E '^(Reviewed-by|Acked-by|Tested-by): ' | sed "s/^/$(sed 's/[\/&]/\\&/g' <<<"$subject")\t/"
+	done
+}
+
+# Commit C on PARENT as the sender sends it: its author, unless that is
+# the project's placeholder, whose place the sender takes; the trailers
+# of GIVEN (given_trailers) for its subject; the placeholder's
+# Signed-off-by dropped and the sender's last.  Prints the new commit.
+sender_commit() {
+	local c=$1 parent=$2 given=$3 author subject t args=()
+	author=$(ktree_git log -1 --format='%an <%ae>' "$c")
+	[ "$author" != "$(project_ident)" ] || author=$SENDER
+	subject=$(ktree_git log -1 --format=%s "$c")
+	while IFS= read -r t; do
+		[ -z "$t" ] || args+=(--trailer "$t")
+	done < <(awk -F'\t' -v s="$subject" '$1 == s { print $2 }' <<<"$given")
+	ktree_git log -1 --format=%B "$c" |
+		grep -vxF -e "Signed-off-by: $(project_ident)" -e "Signed-off-by: $SENDER" |
+		ktree_git interpret-trailers --if-exists addIfDifferent "${args[@]}" \
+			--if-exists add --trailer "Signed-off-by: $SENDER" |
+		commit_tree_as "$author" "$(ktree_git log -1 --format=%aD "$c")" "$c^{tree}" -p "$parent" -F -
+}
+
+# The posting's commits alone on the base, as the sender ($SENDER) sends
+# them (sender_commit), with what reviewers gave on b4/<posting> before.
+# Prints the new tip.
 rewrite_for_sender() {
-	local posting=$1 sender=$2 sname semail project tip parent c msg log
-	sname=${sender% <*} semail=$(sed -n 's/.*<\(.*\)>.*/\1/p' <<<"$sender")
-	project=$(project_ident)
+	local posting=$1 tip parent c log given
 	mapfile -t pp < <(posting_patches "$posting")
 	log=$(mktemp)
 	tip=$(am_on "$base" "$log" "${pp[@]/#/$KSERIES_PATCHES/}") || {
@@ -112,19 +164,10 @@ rewrite_for_sender() {
 		die "posting $posting does not apply alone on the base"
 	}
 	rm -f "$log"
+	given=$(given_trailers "$B4_PREFIX/$posting")
 	parent=$base
 	for c in $(ktree_git rev-list --reverse "$base..$tip"); do
-		msg=$(ktree_git log -1 --format=%B "$c" |
-			awk -v old="Signed-off-by: $project" -v new="Signed-off-by: $sender" '
-				$0 == new { next }
-				$0 == old { print new; next }
-				{ print }')
-		grep -qxF "Signed-off-by: $sender" <<<"$msg" || msg+=$'\n'"Signed-off-by: $sender"
-		# xgit takes the identity from KSERIES_GIT_* (author and committer).
-		parent=$(KSERIES_GIT_NAME=$sname KSERIES_GIT_EMAIL=$semail \
-			GIT_AUTHOR_DATE="$(ktree_git log -1 --format=%aD "$c")" \
-			GIT_COMMITTER_DATE="$(ktree_git log -1 --format=%aD "$c")" \
-			ktree_git commit-tree "$c^{tree}" -p "$parent" -F - <<<"$msg") || die "commit-tree failed"
+		parent=$(sender_commit "$c" "$parent" "$given") || die "commit-tree failed"
 	done
 	printf '%s\n' "$parent"
 }
@@ -153,8 +196,8 @@ b4_in() {
 }
 
 prep_posting() {
-	local posting=$1 sender=$2 wt=$3 branch=$B4_PREFIX/$1 tip prefixes desc tracking old cover c
-	tip=$(rewrite_for_sender "$posting" "$sender") || exit 1
+	local posting=$1 wt=$2 branch=$B4_PREFIX/$1 tip prefixes desc tracking old cover c
+	tip=$(rewrite_for_sender "$posting") || exit 1
 	# b4's tracking (revision, change-id, sent history) lives in the cover
 	# commit of the branch: keep it across runs, start it once.
 	old=$(ktree_git log -1 --format=%B --grep="$B4_MARKER" -F "$branch" 2>/dev/null |
@@ -176,11 +219,8 @@ prep_posting() {
 		die "cover commit failed"
 	c=$cover
 	for tip in $(ktree_git rev-list --reverse "$base..$tip"); do
-		# The sender is author and committer (rewrite_for_sender).
-		c=$(KSERIES_GIT_NAME=$(ktree_git log -1 --format=%an "$tip") KSERIES_GIT_EMAIL=$(ktree_git log -1 --format=%ae "$tip") \
-			GIT_AUTHOR_DATE=$(ktree_git log -1 --format=%aD "$tip") \
-			ktree_git commit-tree "$tip^{tree}" -p "$c" -F <(ktree_git log -1 --format=%B "$tip")) ||
-			die "commit-tree failed"
+		c=$(commit_tree_as "$(ktree_git log -1 --format='%an <%ae>' "$tip")" "$(ktree_git log -1 --format=%aD "$tip")" \
+			"$tip^{tree}" -p "$c" -F <(ktree_git log -1 --format=%B "$tip")) || die "commit-tree failed"
 	done
 	if [ ! -e "$wt/.git" ]; then
 		remove_owned_dir "$wt"
@@ -233,7 +273,7 @@ if [ "$mode" != --check ]; then
 	for posting in "${postings[@]}"; do
 		wt=$KSERIES_CACHE/send/$posting
 		make_owned_dir "$KSERIES_CACHE/send"
-		prep_posting "$posting" "$sender" "$wt"
+		prep_posting "$posting" "$wt"
 		case $mode in
 		--dry-run)
 			rm -rf "${out:?}/$posting"
@@ -284,13 +324,26 @@ export GIT_CONFIG_GLOBAL=$tmp/check.gitconfig
 # No ~/.get_maintainer.conf of whoever runs the check.
 export HOME=$tmp
 B4_PREFIX=b4-check
+
+other="Other Author <other-author@kseries.invalid>"
+c=$(printf 'test: a patch someone else wrote\n\nBody.\n\nSigned-off-by: %s\nSigned-off-by: %s\n' "$other" "$(project_ident)" |
+	commit_tree_as "$other" "$(ktree_git log -1 --format=%aD "$base")" "$base^{tree}" -p "$base" -F -)
+got=$(sender_commit "$c" "$base" "")
+who=$(ktree_git log -1 --format='%an <%ae>|%cn <%ce>' "$got")
+trailers=$(ktree_git log -1 --format=%B "$got" | ktree_git interpret-trailers --parse)
+if [ "$who" = "$other|$sender" ] && [ "$trailers" = "$(printf 'Signed-off-by: %s\nSigned-off-by: %s' "$other" "$sender")" ]; then
+	result PASS mail:foreign-author "author $other kept, committer the sender, Signed-off-by: the author's, then the sender's"
+else
+	result FAIL mail:foreign-author "author|committer: $who; trailers: $(tr '\n' ';' <<<"$trailers")"
+fi
+
 for posting in "${postings[@]}"; do
 	ktree_git branch -D "$B4_PREFIX/$posting" >/dev/null 2>&1
 done
 series_mboxes=()
 for posting in "${postings[@]}"; do
 	wt=$tmp/wt-$posting
-	if ! (prep_posting "$posting" "$sender" "$wt") 2>"$tmp/$posting.prep.log" ||
+	if ! (prep_posting "$posting" "$wt") 2>"$tmp/$posting.prep.log" ||
 		! send_posting "$wt" -o "$tmp/out-$posting" >"$tmp/$posting.send.log" 2>&1; then
 		result FAIL "mail:b4-send:$posting" "b4 prep/send failed: $(tail -n 2 "$tmp/$posting".*.log | tr '\n' ' ')"
 		continue
@@ -342,6 +395,26 @@ for posting in "${postings[@]}"; do
 		result PASS "mail:b4-am:$posting" "b4 am of the mbox, then git am on a fresh base: the posting's tree"
 	else
 		result FAIL "mail:b4-am:$posting" "b4 am: $(grep -v '^$' "$tmp/$posting.b4am.log" | tail -n 2 | tr '\n' ' ')"
+	fi
+
+	# A reviewer's tag on the branch, as b4 trailers -u adds it (to the
+	# last patch here), then the branch made again from patches/.
+	[ "$posting" = "${postings[0]}" ] || continue
+	rb="Reviewed-by: A Reviewer <reviewer@kseries.invalid>"
+	old_tip=$(ktree_git rev-parse "$B4_PREFIX/$posting")
+	c=$(ktree_git log -1 --format=%B "$old_tip" | ktree_git interpret-trailers --trailer "$rb" |
+		commit_tree_as "$sender" "$(ktree_git log -1 --format=%aD "$old_tip")" "$old_tip^{tree}" -p "$old_tip^" -F -)
+	xgit -C "$wt" checkout -q -f -B "$B4_PREFIX/$posting" "$c"
+	if (prep_posting "$posting" "$wt") 2>>"$tmp/$posting.prep.log"; then
+		trailers=$(ktree_git log -1 --format=%B "$B4_PREFIX/$posting" | ktree_git interpret-trailers --parse)
+		if grep -qxF "$rb" <<<"$trailers" && [ "$(tail -n 1 <<<"$trailers")" = "Signed-off-by: $sender" ] &&
+			[ "$(ktree_git rev-parse "$B4_PREFIX/$posting^{tree}")" = "$want" ]; then
+			result PASS "mail:trailers-kept:$posting" "the Reviewed-by given on $B4_PREFIX/$posting is there after prep again, before the sender's Signed-off-by"
+		else
+			result FAIL "mail:trailers-kept:$posting" "after prep again, the last patch's trailers: $(tr '\n' ';' <<<"$trailers")"
+		fi
+	else
+		result FAIL "mail:trailers-kept:$posting" "prep again failed: $(tail -n 2 "$tmp/$posting.prep.log" | tr '\n' ' ')"
 	fi
 done
 
