@@ -9,6 +9,7 @@
 #
 # Prints where the artifacts are and the wall time of each stage.
 . "$(dirname "$0")/lib.sh"
+check_free_space
 
 export KSERIES_TIMES=$KSERIES_CACHE/build-times
 mkdir -p "$KSERIES_CACHE"

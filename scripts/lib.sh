@@ -551,6 +551,47 @@ hash_files() {
 	done | sha256sum | cut -c1-16
 }
 
+# Verdict caches ($KSERIES_CACHE/results/): a file is a verdict only when
+# it was written in full, so a full disk cannot leave an empty or cut file
+# that reads as "clean".  cache_put FILE: stdin and an end line into a
+# temporary file, read back, then renamed to FILE; on any failure nothing
+# is cached (status 1).  cache_get FILE: the verdict, without the end
+# line; status 1 when there is none (a file without its end line is
+# removed).
+KSERIES_CACHE_END='# kseries: the verdict ends here'
+cache_put() {
+	local data tmp=$1.$$.tmp
+	data=$(
+		cat
+		printf x
+	) && data=${data%x} &&
+		(printf '%s%s\n' "$data" "$KSERIES_CACHE_END" >"$tmp") 2>/dev/null &&
+		[ "$(cat "$tmp")" = "$data$KSERIES_CACHE_END" ] && mv -f "$tmp" "$1" && return 0
+	rm -f "$tmp"
+	printf 'kseries: could not cache a verdict in %s (disk full?); not cached\n' "$1" >&2
+	return 1
+}
+cache_get() {
+	local data
+	[ -f "$1" ] && data=$(cat "$1") || return 1
+	if [[ $data != *"$KSERIES_CACHE_END" ]]; then
+		rm -f "$1"
+		return 1
+	fi
+	printf '%s' "${data%"$KSERIES_CACHE_END"}"
+}
+
+# Refuse to start on a disk that cannot hold a run (a cold one fills about
+# 9 GB: the trees, build directories and ccache), warn when it is tight.
+check_free_space() {
+	local gb
+	mkdir -p "$KSERIES_CACHE"
+	gb=$(df -P -BG "$KSERIES_CACHE" | awk 'NR == 2 { sub(/G$/, "", $4); print $4 }')
+	[ -n "$gb" ] || return 0
+	[ "$gb" -ge 3 ] || die "only ${gb} GB free for $KSERIES_CACHE: a run needs several (a cold one about 9 GB)"
+	[ "$gb" -ge 10 ] || printf 'kseries: only %s GB free for %s; a cold run fills about 9 GB\n' "$gb" "$KSERIES_CACHE" >&2
+}
+
 # sha256 of the workbench itself (every script and config file), part of
 # every verdict cache key: a change to how a check is made is a new check.
 workbench_hash() {

@@ -37,6 +37,7 @@ unset KSERIES_IMPORT_FROM KSERIES_FORCE KSERIES_EXTRA_CONFIG KSERIES_VM_CMDLINE 
 	KSERIES_VM_BOOT_TIMEOUT KSERIES_VM_CPUS KSERIES_VM_MEM KSERIES_UPSTREAM_TARBALL \
 	KSERIES_GIT_NAME KSERIES_GIT_EMAIL
 . "$(dirname "$0")/lib.sh"
+check_free_space
 
 # The machine's one build slot, for the whole run (scripts/lib.sh:
 # hold_build_lock); a build started meanwhile waits for it.

@@ -77,3 +77,26 @@ else
 fi
 kill -KILL "$waiter" -- "-$victim" 2>/dev/null
 wait 2>/dev/null
+
+# Verdict caches on a full disk (a file size limit of 0 here: every write
+# fails as it would with ENOSPC): nothing is cached, and a cut cache file
+# is no verdict.
+mkdir -p "$tmp/c"
+(
+	trap '' XFSZ
+	ulimit -f 0
+	printf 'PASS\tx\t\n' | cache_put "$tmp/c/full" 2>/dev/null
+)
+full_rc=$?
+printf 'PASS\tx\t\n' | cache_put "$tmp/ok" 2>/dev/null
+head -c 5 "$tmp/ok" >"$tmp/cut"
+: | cache_put "$tmp/empty"
+if [ $full_rc != 1 ] || [ -n "$(ls "$tmp/c")" ]; then
+	result FAIL workbench:cache-full-disk "a verdict written to a full disk was cached or reported written (status $full_rc): $(ls "$tmp/c" | tr '\n' ' ')"
+elif cache_get "$tmp/cut" >/dev/null || [ -e "$tmp/cut" ]; then
+	result FAIL workbench:cache-full-disk "a cut cache file was read as a verdict or kept"
+elif [ "$(cache_get "$tmp/ok")" != $'PASS\tx\t' ] || ! cache_get "$tmp/empty" >/dev/null || [ -n "$(cache_get "$tmp/empty")" ]; then
+	result FAIL workbench:cache-full-disk "a complete verdict did not read back as written"
+else
+	result PASS workbench:cache-full-disk "on a full disk nothing is cached; a cut file is no verdict; complete ones (also an empty one) read back"
+fi

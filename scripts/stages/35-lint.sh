@@ -115,23 +115,23 @@ for p in $listed; do
 		continue
 	fi
 	key=$cache/$(sha256sum "$f" | cut -c1-16)-$cp_key
-	if [ ! -f "$key" ]; then
-		# Status 0: clean, 1: findings; anything else: checkpatch failed.
-		# HOME, CHECKPATCH_CONFIG_DIR: no .checkpatch.conf of whoever
-		# runs it.
-		(cd "$KSERIES_WORKTREE" && HOME=$empty_home env -u CHECKPATCH_CONFIG_DIR perl "$checkpatch" --strict --quiet --no-summary \
-			--show-types --ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$f") >"$key.raw" 2>&1
+	if ! cp_out=$(cache_get "$key"); then
+		# Status 0: clean, 1: findings; anything else, or a status that
+		# its output contradicts, is checkpatch failing.  HOME,
+		# CHECKPATCH_CONFIG_DIR: no .checkpatch.conf of whoever runs it.
+		cp_out=$(cd "$KSERIES_WORKTREE" && HOME=$empty_home env -u CHECKPATCH_CONFIG_DIR perl "$checkpatch" --strict --quiet --no-summary \
+			--show-types --ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$f" 2>&1)
 		rc=$?
-		if [ $rc -le 1 ]; then
-			drop_register_camelcase <"$key.raw" >"$key.new" && mv "$key.new" "$key"
-		else
-			result FAIL "lint:checkpatch:$p" "checkpatch.pl failed (status $rc): $(tail -n 2 "$key.raw" | tr '\n' ' ')"
-			rm -f "$key.raw"
+		if ! { [ $rc = 0 ] && [ -z "$cp_out" ]; } && ! { [ $rc = 1 ] && grep -qE '^(ERROR|WARNING|CHECK)' <<<"$cp_out"; }; then
+			result FAIL "lint:checkpatch:$p" "checkpatch.pl failed (status $rc): $(tail -n 2 <<<"$cp_out" | tr '\n' ' ')"
 			continue
 		fi
-		rm -f "$key.raw"
+		cp_out=$(drop_register_camelcase <<<"$cp_out") || {
+			result FAIL "lint:checkpatch:$p" "filtering checkpatch's output failed"
+			continue
+		}
+		cache_put "$key" <<<"$cp_out"
 	fi
-	cp_out=$(cat "$key")
 	if [ -z "$cp_out" ]; then
 		result PASS "lint:checkpatch:$p"
 	else

@@ -119,10 +119,10 @@ kbuild_prepare() {
 # check_at NAME COMMIT: the checks of one commit; a result line; cached
 # when it passes.
 check_at() {
-	local name=$1 c=$2 key files touched headers kdirs kobjs=() f h log n_obj=0 n_syn=0 n_kst rc=0 how= miss d t
+	local name=$1 c=$2 key verdict files touched headers kdirs kobjs=() f h log n_obj=0 n_syn=0 n_kst rc=0 how= miss d t
 	key=$cache/$(ktree_git rev-parse "$c^{tree}")-$key_env
-	if [ -f "$key" ]; then
-		result PASS "$name" "$(cat "$key") (cached: same tree, config, compiler and workbench)"
+	if verdict=$(cache_get "$key"); then
+		result PASS "$name" "$verdict (cached: same tree, config, compiler and workbench)"
 		return
 	fi
 	review_checkout "$c"
@@ -203,9 +203,10 @@ check_at() {
 		# Nothing here compiles: say what the patch is, never a PASS.
 		result SKIP "$name" "nothing to compile: the patch changes no C source the test kernel or the VM's kselftests build ($(grep -oE '[^/]+$' <<<"$files" | head -n 4 | tr '\n' ' ' | xargs))"
 	elif [ $rc = 0 ]; then
-		printf '%d .c files compiled%s, %d files including a changed header syntax-checked, %d kselftest programs built\n' \
-			"$n_obj" "$how" "$n_syn" "$n_kst" >"$key"
-		result PASS "$name" "$(cat "$key")"
+		verdict=$(printf '%d .c files compiled%s, %d files including a changed header syntax-checked, %d kselftest programs built' \
+			"$n_obj" "$how" "$n_syn" "$n_kst")
+		result PASS "$name" "$verdict"
+		cache_put "$key" <<<"$verdict"
 	else
 		result FAIL "$name" "does not build: $(grep -m3 -hE 'error:|Error [0-9]|failed$' "$log" | tr '\n' ' ')(log: $log)"
 	fi
@@ -225,8 +226,8 @@ while read -r posting; do
 		continue
 	}
 	key=$cache/alone-$(ktree_git rev-parse "$alone^{tree}")-$key_env
-	if [ -f "$key" ]; then
-		result PASS "bisect:alone:$posting" "$(cat "$key") (cached: same tree, config, compiler and workbench)"
+	if verdict=$(cache_get "$key"); then
+		result PASS "bisect:alone:$posting" "$verdict (cached: same tree, config, compiler and workbench)"
 		continue
 	fi
 	review_checkout "$alone"
@@ -234,8 +235,9 @@ while read -r posting; do
 	log=$L/alone-$posting.log
 	if [ -s "$L/jobs" ] && xargs -r -P "$KSERIES_JOBS" -L 1 bash -c 'out=$(compile "$0" "$1") || { printf "%s: failed\n%s\n" "$0" "$out"; exit 1; }' \
 		<"$L/jobs" >"$log" 2>&1; then
-		printf '%d .c files of the posting compiled on the base without the other postings\n' "$(wc -l <"$L/jobs")" >"$key"
-		result PASS "bisect:alone:$posting" "$(cat "$key")"
+		verdict="$(wc -l <"$L/jobs") .c files of the posting compiled on the base without the other postings"
+		result PASS "bisect:alone:$posting" "$verdict"
+		cache_put "$key" <<<"$verdict"
 	else
 		result FAIL "bisect:alone:$posting" "does not build alone: $(grep -m3 -hE 'error:|failed$' "$log" | tr '\n' ' ')(log: $log)"
 	fi

@@ -44,8 +44,8 @@ key=$( {
 	clang-19 --version | head -n 1
 	sparse --version
 } | sha256sum | cut -c1-16)
-if [ -f "$cache/$key" ]; then
-	sed 's/$/ (cached: same trees, config and tools)/' "$cache/$key"
+if verdict=$(cache_get "$cache/$key"); then
+	sed 's/$/ (cached: same trees, config and tools)/' <<<"$verdict"
 	exit 0
 fi
 
@@ -96,9 +96,14 @@ prepare_dirs() {
 	}
 }
 
-out=$L/results
-: >"$out"
-say() { result "$@" | tee -a "$out"; }
+# The results, kept in memory (a log file on a full disk can lose lines).
+results=
+say() {
+	local line
+	line=$(result "$@")
+	printf '%s\n' "$line"
+	results+=$line$'\n'
+}
 
 prepare_dirs
 base_ok=1 tip_ok=1
@@ -137,4 +142,4 @@ fi
 [ $tip_ok = 1 ] || say FAIL static:build-tip "the W=1 objects did not all build at the tip (logs: $L/tip.*.log)"
 
 [ -z "$unbuilt" ] || say SKIP static:unbuilt "not built by the test kernel's config, so not checked: $unbuilt"
-grep -q '^FAIL' "$out" || cp "$out" "$cache/$key"
+grep -q '^FAIL' <<<"$results" || printf '%s' "$results" | cache_put "$cache/$key"
