@@ -126,6 +126,7 @@ else
 	info "applied ${#patches[@]} patches on $KSERIES_BASE_TAG: $KSERIES_WORKTREE (branch $KSERIES_BRANCH at $(ktree_git rev-parse --short HEAD))"
 fi
 
+pack_loose_objects
 [ $check = 1 ] || exit 0
 
 # Each posting alone on the base.

@@ -163,5 +163,6 @@ tree=$(ktree_git write-tree)
 commit=$(commit_base "$tree") || exit 1
 ktree_git reset -q --soft "$commit"
 ktree_git update-ref "refs/heads/$KSERIES_BRANCH" "$commit"
+pack_loose_objects
 partial=
 info "base: $KSERIES_WORKTREE ($KSERIES_BASE_TAG = $commit, tree $tree)"

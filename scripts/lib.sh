@@ -666,6 +666,30 @@ obj_of() {
 kernel_c() { grep -E '\.c$' | grep -vE '^(tools|scripts|Documentation|samples)/' || true; }
 
 # Files a commit touches (added, modified or renamed; not deleted).
+# undefined_configs GIT_DIR COMMIT: the CONFIG_ symbols that COMMIT's
+# added lines (C, headers, Makefiles, Kconfig) name and no Kconfig of
+# that commit defines.  The bisect stage compiles with the tip's config,
+# so a patch using a symbol that a later patch adds would still build.
+undefined_configs() {
+	local s
+	for s in $(xgit -C "$1" diff-tree -p --no-commit-id "$2^" "$2" -- '*.c' '*.h' '*Makefile' '*Kbuild' '*Kconfig*' |
+		grep -E '^\+' | grep -vE '^\+\+\+ ' | grep -oE '\bCONFIG_[A-Z0-9_]+' | sed 's/_MODULE$//' | sort -u); do
+		xgit -C "$1" grep -qE "^[[:space:]]*(menu)?config ${s#CONFIG_}[[:space:]]*\$" "$2" -- '*Kconfig*' ||
+			printf '%s\n' "$s"
+	done
+}
+
+# Pack the work tree repository's loose objects once there are many (gc
+# is off there: git would start it in the background, under the stages):
+# an import or a few series applications leave tens of thousands of
+# files.  --window=0: one pack quickly, no delta search.
+pack_loose_objects() {
+	local n
+	n=$(ktree_git count-objects | cut -d' ' -f1)
+	[ "${n:-0}" -ge 20000 ] || return 0
+	ktree_git repack -d -q --window=0 || die "git repack in $KSERIES_WORKTREE failed"
+}
+
 commit_files() { ktree_git diff-tree --no-commit-id -r --name-only --diff-filter=AMR "$1^" "$1"; }
 
 # Every file the commits base..tip touch.

@@ -100,3 +100,20 @@ elif [ "$(cache_get "$tmp/ok")" != $'PASS\tx\t' ] || ! cache_get "$tmp/empty" >/
 else
 	result PASS workbench:cache-full-disk "on a full disk nothing is cached; a cut file is no verdict; complete ones (also an empty one) read back"
 fi
+
+# A patch that names a CONFIG_ symbol a later patch adds (the bisect
+# stage's undefined_configs).
+r=$tmp/kconfig-repo
+xgit init -q "$r" && mkdir -p "$r/drivers/x" &&
+	printf 'config BASE_SYM\n\tbool "base"\n' >"$r/drivers/x/Kconfig" &&
+	xgit -C "$r" add -A && xgit -C "$r" commit -q -m base &&
+	printf '#if IS_ENABLED(CONFIG_NEW_SYM) || defined(CONFIG_BASE_SYM_MODULE)\n#endif\n' >"$r/drivers/x/x.c" &&
+	xgit -C "$r" add -A && xgit -C "$r" commit -q -m uses &&
+	printf 'config NEW_SYM\n\ttristate "new"\n' >>"$r/drivers/x/Kconfig" &&
+	xgit -C "$r" add -A && xgit -C "$r" commit -q -m adds
+early=$(undefined_configs "$r" HEAD~1 | tr '\n' ' ')
+if [ "$early" = "CONFIG_NEW_SYM " ] && [ -z "$(undefined_configs "$r" HEAD)" ]; then
+	result PASS workbench:bisect-config "a patch naming CONFIG_NEW_SYM before the patch adding it is caught; at the later commit it is not"
+else
+	result FAIL workbench:bisect-config "undefined at the using commit: '$early' (want CONFIG_NEW_SYM), at the defining one: '$(undefined_configs "$r" HEAD | tr '\n' ' ')'"
+fi

@@ -23,6 +23,9 @@
 #                              - each kselftest program of the VM plan
 #                                whose .c file the patch changes is built
 #                                with its directory's Makefile;
+#                              - every CONFIG_ symbol its added lines name
+#                                is defined by a Kconfig at that commit
+#                                (the compiles use the tip's config);
 #                              a patch with nothing of that kind to compile
 #                              (documentation, scripts) is a SKIP saying so
 #   bisect:alone:<posting>     the .c files of a posting applied alone on
@@ -119,7 +122,7 @@ kbuild_prepare() {
 # check_at NAME COMMIT: the checks of one commit; a result line; cached
 # when it passes.
 check_at() {
-	local name=$1 c=$2 key verdict files touched headers kdirs kobjs=() f h log n_obj=0 n_syn=0 n_kst rc=0 how= miss d t
+	local name=$1 c=$2 key verdict undef files touched headers kdirs kobjs=() f h log n_obj=0 n_syn=0 n_kst rc=0 how= miss d t
 	key=$cache/$(ktree_git rev-parse "$c^{tree}")-$key_env
 	if verdict=$(cache_get "$key"); then
 		result PASS "$name" "$verdict (cached: same tree, config, compiler and workbench)"
@@ -199,7 +202,10 @@ check_at() {
 	export L KSERIES_BUILD meta
 	xargs -r -P "$KSERIES_JOBS" -L 1 bash -c 'out=$(compile "$0" "$1") || { printf "%s (%s): failed\n%s\n" "$0" "$1" "$out"; exit 1; }; [ -z "$out" ] || printf "%s (%s):\n%s\n" "$0" "$1" "$out"' \
 		<"$L/jobs" >>"$log" 2>&1 || rc=1
-	if [ $rc = 0 ] && [ $((n_obj + n_syn + n_kst)) -eq 0 ]; then
+	undef=$(undefined_configs "$KSERIES_WORKTREE" "$c" | tr '\n' ' ')
+	if [ -n "$undef" ]; then
+		result FAIL "$name" "names ${undef}which no Kconfig defines at this commit (compiled with the tip's config, it would build)"
+	elif [ $rc = 0 ] && [ $((n_obj + n_syn + n_kst)) -eq 0 ]; then
 		# Nothing here compiles: say what the patch is, never a PASS.
 		result SKIP "$name" "nothing to compile: the patch changes no C source the test kernel or the VM's kselftests build ($(grep -oE '[^/]+$' <<<"$files" | head -n 4 | tr '\n' ' ' | xargs))"
 	elif [ $rc = 0 ]; then
