@@ -33,6 +33,13 @@ esac
 ktree_git rev-parse -q --verify "refs/heads/$KSERIES_BRANCH" >/dev/null ||
 	die "no branch $KSERIES_BRANCH in $KSERIES_WORKTREE (run scripts/apply.sh)"
 base=$(ktree_git rev-parse "$KSERIES_BASE_TAG") || die "no $KSERIES_BASE_TAG in $KSERIES_WORKTREE"
+# A base that stands in for BASE_COMMIT (scripts/fetch-base.sh,
+# KSERIES_IMPORT_FROM) gives the same patches; their base-commit: stays
+# BASE_COMMIT.
+if [ "$base" != "$BASE_COMMIT" ]; then
+	differ=$(base_differs "$KSERIES_WORKTREE" "$base")
+	[ -z "$differ" ] || die "the base of $KSERIES_WORKTREE is not $BASE_COMMIT, and the series' files differ there: $(head -n 5 <<<"$differ" | tr '\n' ' ')"
+fi
 
 tmp=$(scratch_dir export) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -106,6 +113,7 @@ for p in "${order[@]}"; do
 		--subject-prefix="$(posting_prefix "$p")" \
 		--base="$base" --cover-letter --cover-from-description=subject \
 		-o "$tmp/patches/$p" "$base..$p" >/dev/null || die "git format-patch of posting $p failed"
+	sed -i "s/^base-commit: $base\$/base-commit: $BASE_COMMIT/" "$tmp/patches/$p/0000-cover-letter.patch"
 	# format-patch dates the cover letter "now": give it the date of the
 	# posting's newest commit, so that exporting twice is identical.
 	sed -i "1,/^\$/s/^Date: .*/Date: $ad/" "$tmp/patches/$p/0000-cover-letter.patch"

@@ -12,7 +12,14 @@
 #
 # KSERIES_IMPORT_FROM=/path: use the tree at HEAD of that git repository
 # instead (the base's objects are copied from it, nothing in it is
-# written); it must be the base (same tree id).
+# written).  It is the base (same tree id), or a tree that can stand in
+# for it: one where every file the series touches is the base's, blob for
+# blob, and no file it creates exists (lib.sh: base_differs), e.g. your
+# own linux.git at the upstream tag (BASE_UPSTREAM_TAG) once the pinned
+# Debian version has left the archive.  Such a base is its own commit
+# (not BASE_COMMIT); the patches, their export and the checks of the
+# series' files are the same on it, the rest of the kernel is not
+# Debian's.
 #
 # A work tree at another base is replaced only when the workbench owns it
 # (scripts/lib.sh: owned_dir) and either KSERIES_DISPOSABLE=1 (the CI tree
@@ -52,11 +59,7 @@ download_package() {
 # fixed metadata, and tag it.
 commit_base() {
 	local tree=$1 commit
-	# (xgit takes the identity from KSERIES_GIT_*, never from GIT_AUTHOR_*.)
-	commit=$(KSERIES_GIT_NAME="$KSERIES_BASE_NAME" KSERIES_GIT_EMAIL="$KSERIES_BASE_EMAIL" \
-		GIT_AUTHOR_DATE="$BASE_DATE" GIT_COMMITTER_DATE="$BASE_DATE" \
-		ktree_git commit-tree "$tree" -m "Import $BASE_PACKAGE $BASE_VERSION" \
-		-m "Linux $BASE_KERNELVERSION as shipped in Debian's $BASE_PACKAGE $BASE_VERSION ($BASE_SUITE), $BASE_TARBALL, sha256 $BASE_SHA256.") ||
+	commit=$(base_import_commit "$tree" "$BASE_VERSION" "$BASE_KERNELVERSION" "$BASE_SHA256" "$BASE_DATE") ||
 		die "git commit-tree failed"
 	[ "$commit" = "$BASE_COMMIT" ] ||
 		die "the base import gave commit $commit, scripts/base.conf says $BASE_COMMIT"
@@ -82,18 +85,34 @@ import_from_tree() {
 	esac
 	tree=$(git -C "$src" rev-parse -q --verify 'HEAD^{tree}' 2>/dev/null) ||
 		die "KSERIES_IMPORT_FROM=$src is not a git tree with a commit"
-	if [ "$tree" != "$BASE_TREE" ]; then
+	differ=
+	[ "$tree" = "$BASE_TREE" ] || differ=$(base_differs "$src" "$tree")
+	if [ -n "$differ" ]; then
 		cat >&2 <<-EOF
 		error: KSERIES_IMPORT_FROM=$src is not at the base of this series.
 		  its HEAD tree:  $tree
 		  expected tree:  $BASE_TREE
 		                  (Linux $BASE_KERNELVERSION, Debian $BASE_PACKAGE $BASE_VERSION,
 		                   every file of $BASE_TARBALL, as imported by scripts/fetch-base.sh)
-		Check out the base in that tree (or unset KSERIES_IMPORT_FROM to download it).
+		  nor can it stand in for it: of the files the series touches,
+		  $(wc -l <<<"$differ") are not the base's: $(head -n 5 <<<"$differ" | tr '\n' ' ')
+		Check out the base, or $BASE_UPSTREAM_TAG, in that tree (or unset KSERIES_IMPORT_FROM to download it).
 		EOF
 		exit 1
 	fi
 	printf '%s\n' "$src"
+}
+
+# A base that stands in for BASE_COMMIT: its own commit of TREE, saying so.
+equivalent_base_commit() {
+	local tree=$1 from=$2 commit
+	commit=$(KSERIES_GIT_NAME="$KSERIES_BASE_NAME" KSERIES_GIT_EMAIL="$KSERIES_BASE_EMAIL" \
+		GIT_AUTHOR_DATE="$BASE_DATE" GIT_COMMITTER_DATE="$BASE_DATE" \
+		ktree_git commit-tree "$tree" -m "Base for the series: $from" \
+		-m "Not $BASE_PACKAGE $BASE_VERSION (commit $BASE_COMMIT): the files the series touches are that base's, blob for blob.") ||
+		die "git commit-tree failed"
+	ktree_git tag -f "$KSERIES_BASE_TAG" "$commit" >/dev/null
+	printf '%s\n' "$commit"
 }
 
 [ -z "${KSERIES_IMPORT_FROM:-}" ] || src=$(import_from_tree) || exit 1
@@ -103,7 +122,15 @@ if [ -e "$KSERIES_WORKTREE" ]; then
 	owned_dir "$KSERIES_WORKTREE" ||
 		die "$KSERIES_WORKTREE exists and the workbench did not create it; refusing to touch it (set KSERIES_WORKTREE to a new path)"
 	have=$(ktree_git rev-parse -q --verify "$KSERIES_BASE_TAG^{tree}" 2>/dev/null)
-	if [ "$have" = "$BASE_TREE" ]; then
+	# A stand-in made from KSERIES_IMPORT_FROM before (that tree again, or
+	# no KSERIES_IMPORT_FROM now), while it still stands in.
+	if [ -n "$have" ] && [ "$have" != "$BASE_TREE" ] &&
+		[[ "$(ktree_git log -1 --format=%s "$KSERIES_BASE_TAG")" == "Base for the series: "* ]] &&
+		{ [ -z "${src:-}" ] || [ "$have" = "$(git -C "$src" rev-parse 'HEAD^{tree}')" ]; } &&
+		[ -z "$(base_differs "$KSERIES_WORKTREE" "$KSERIES_BASE_TAG")" ]; then
+		info "base: $KSERIES_WORKTREE ($KSERIES_BASE_TAG = $(ktree_git rev-parse "$KSERIES_BASE_TAG"), $(ktree_git log -1 --format=%s "$KSERIES_BASE_TAG"), standing in for $BASE_COMMIT)"
+		exit 0
+	elif [ "$have" = "$BASE_TREE" ]; then
 		[ -f "$KSERIES_WORKTREE/.git/$KSERIES_MARKER" ] || mark_owned_tree "$KSERIES_WORKTREE"
 		info "base: $KSERIES_WORKTREE ($KSERIES_BASE_TAG = $(ktree_git rev-parse "$KSERIES_BASE_TAG"))"
 		exit 0
@@ -132,7 +159,12 @@ if [ -n "${src:-}" ]; then
 	# not break when the source is pruned, moved or deleted.
 	printf '%s\n' "$(git -C "$src" rev-parse --path-format=absolute --git-common-dir)/objects" \
 		>"$KSERIES_WORKTREE/.git/objects/info/alternates"
-	commit=$(commit_base "$BASE_TREE") || exit 1
+	tree=$(git -C "$src" rev-parse 'HEAD^{tree}')
+	if [ "$tree" = "$BASE_TREE" ]; then
+		commit=$(commit_base "$BASE_TREE") || exit 1
+	else
+		commit=$(equivalent_base_commit "$tree" "$(git -C "$src" describe --tags --always HEAD 2>/dev/null) of $src") || exit 1
+	fi
 	ktree_git repack -a -d -q || die "git repack of the base objects failed"
 	rm -f "$KSERIES_WORKTREE/.git/objects/info/alternates"
 	ktree_git checkout -q -B "$KSERIES_BRANCH" "$commit" || die "checkout of the base failed"

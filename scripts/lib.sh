@@ -350,6 +350,35 @@ patch_paths() {
 	grep -h '^diff --git a/' "$@" | sed -E 's#^diff --git a/(.*) b/(.*)$#/\1\n/\2#' | sort -u
 }
 
+# "ID PATH" for every file the series touches: ID is the blob the file
+# has at the base, as the first patch that touches it names it (its index
+# line, 12 hex digits), or "new" for a file the series creates.  Each
+# posting applies alone on the base, so every first touch is the base's.
+base_blobs() {
+	local p
+	series_patches | while read -r p; do
+		awk '/^diff --git a\// { path = substr($3, 3); next }
+			path != "" && /^new file mode/ { print "new", path; path = ""; next }
+			path != "" && /^index [0-9a-f]+\.\./ { split($2, id, "."); print id[1], path; path = "" }' \
+			"$KSERIES_PATCHES/$p"
+	done | awk '!seen[$2]++'
+}
+
+# base_differs GIT_DIR TREE: the files the series touches that TREE does
+# not have as the base has them (base_blobs); nothing when TREE can stand
+# in for the base.
+base_differs() {
+	local id path have
+	while read -r id path; do
+		have=$(xgit -C "$1" rev-parse -q --verify "$2:$path" 2>/dev/null)
+		if [ "$id" = new ]; then
+			[ -z "$have" ] || printf '%s (the series creates it)\n' "$path"
+		elif [[ $have != "$id"* ]]; then
+			printf '%s\n' "$path"
+		fi
+	done < <(base_blobs)
+}
+
 # git am of mbox/patch files on REV in a scratch repository of its own
 # (its configuration is empty, whatever the work tree's repository says),
 # borrowing the work tree's objects, with only the paths the files touch
@@ -535,12 +564,14 @@ bounded_stop() {
 # (newer than the new base's files, which keep the tarball's dates) would
 # be taken as up to date.  Start it afresh then.
 build_dir_for_base() {
-	if [ -f "$1/.kseries-base" ] && [ "$(cat "$1/.kseries-base")" != "$BASE_COMMIT" ]; then
+	local base
+	base=$(ktree_git rev-parse -q --verify "$KSERIES_BASE_TAG") || base=$BASE_COMMIT
+	if [ -f "$1/.kseries-base" ] && [ "$(cat "$1/.kseries-base")" != "$base" ]; then
 		info "$1 was built from another base; starting it afresh" >&2
 		remove_owned_dir "$1"
 	fi
 	make_owned_dir "$1"
-	printf '%s\n' "$BASE_COMMIT" >"$1/.kseries-base"
+	printf '%s\n' "$base" >"$1/.kseries-base"
 }
 
 # sha256 of the contents of the files named on stdin, for cache keys.
@@ -688,6 +719,17 @@ pack_loose_objects() {
 	n=$(ktree_git count-objects | cut -d' ' -f1)
 	[ "${n:-0}" -ge 20000 ] || return 0
 	ktree_git repack -d -q --window=0 || die "git repack in $KSERIES_WORKTREE failed"
+}
+
+# base_import_commit TREE VERSION KERNELVERSION SHA256 DATE: the commit
+# that imports TREE, $BASE_PACKAGE VERSION, as the base, with fixed
+# metadata, so that its id is the same on every machine (xgit takes the
+# identity from KSERIES_GIT_*, never from GIT_AUTHOR_*).
+base_import_commit() {
+	KSERIES_GIT_NAME="$KSERIES_BASE_NAME" KSERIES_GIT_EMAIL="$KSERIES_BASE_EMAIL" \
+		GIT_AUTHOR_DATE="$5" GIT_COMMITTER_DATE="$5" \
+		ktree_git commit-tree "$1" -m "Import $BASE_PACKAGE $2" \
+		-m "Linux $3 as shipped in Debian's $BASE_PACKAGE $2 ($BASE_SUITE), $BASE_TARBALL, sha256 $4."
 }
 
 commit_files() { ktree_git diff-tree --no-commit-id -r --name-only --diff-filter=AMR "$1^" "$1"; }

@@ -360,12 +360,12 @@ for posting in "${postings[@]}"; do
 	sobs=$(grep -c "^Signed-off-by: $sender\$" "$mbox")
 	placeholder=$(grep -c -F "$(project_ident)" "$mbox")
 	to=$(grep -m1 '^To: ' "$mbox")
-	basec=$(grep -c "^base-commit: $BASE_COMMIT\$" "$mbox")
+	basec=$(grep -c "^base-commit: $base\$" "$mbox")
 	if [ "$nmails" -eq $((n + 1)) ] && [ "$froms" -eq $((n + 1)) ] && [ "$sobs" -ge "$n" ] &&
 		[ "$placeholder" -eq 0 ] && [ -n "$to" ] && [ "$basec" -eq 1 ]; then
-		result PASS "mail:b4-send:$posting" "$nmails mails from the sender with their Signed-off-by, base-commit $BASE_COMMIT; ${to:0:100}"
+		result PASS "mail:b4-send:$posting" "$nmails mails from the sender with their Signed-off-by, base-commit $base; ${to:0:100}"
 	else
-		result FAIL "mail:b4-send:$posting" "$nmails mails for $n patches + cover, $froms From: and $sobs Signed-off-by: of the sender, $placeholder mentions of the placeholder, $basec base-commit: $BASE_COMMIT lines, To: '${to:0:60}'"
+		result FAIL "mail:b4-send:$posting" "$nmails mails for $n patches + cover, $froms From: and $sobs Signed-off-by: of the sender, $placeholder mentions of the placeholder, $basec base-commit: $base lines, To: '${to:0:60}'"
 	fi
 
 	# The tree of the posting alone, as the sender's commits have it.
