@@ -27,7 +27,17 @@
 # scripts/base.conf with them, rebase the series onto the new base if a
 # posting did not apply (scripts/apply.sh, then scripts/export.sh), and
 # run scripts/test.sh.
+# It needs a machine with the work tree and the test build (scripts/build.sh
+# ran there while the pinned version was in the archive): a developer's.
+# Exit status 1 when a check failed.
 . "$(dirname "$0")/lib.sh"
+
+failed=
+# A result line, remembered when it is a FAIL.
+res() {
+	[ "$1" != FAIL ] || failed=1
+	result "$@"
+}
 
 [ -f "$KSERIES_BUILD/.config" ] || die "no $KSERIES_BUILD/.config: run scripts/build.sh first"
 ktree_git rev-parse -q --verify "$KSERIES_BASE_TAG" >/dev/null || die "no work tree at the base: run scripts/build.sh first"
@@ -74,9 +84,9 @@ fi
 new=$(base_import_commit "$tree" "$version" "$kv" "$sha" "$date") || die "git commit-tree failed"
 if [ "$version" = "$BASE_VERSION" ]; then
 	if [ "$tree $new $sha" = "$BASE_TREE $BASE_COMMIT $BASE_SHA256" ]; then
-		result PASS base-move:import "$version imported again gives the pinned tree and commit ($BASE_COMMIT)"
+		res PASS base-move:import "$version imported again gives the pinned tree and commit ($BASE_COMMIT)"
 	else
-		result FAIL base-move:import "$version imported again gives tree $tree, commit $new, sha256 $sha; scripts/base.conf pins $BASE_TREE, $BASE_COMMIT, $BASE_SHA256"
+		res FAIL base-move:import "$version imported again gives tree $tree, commit $new, sha256 $sha; scripts/base.conf pins $BASE_TREE, $BASE_COMMIT, $BASE_SHA256"
 	fi
 fi
 ktree_git update-ref refs/kseries/next-base "$new"
@@ -88,9 +98,9 @@ mapfile -t patches < <(series_patches)
 mapfile -t paths < <(patch_paths "${patches[@]/#/$KSERIES_PATCHES/}" | sed 's|^/||')
 differ=$(ktree_git diff --name-only "$old" "$new" -- "${paths[@]}" | tr '\n' ' ')
 if [ -z "$differ" ]; then
-	result PASS base-move:touched "the files the series touches are the same in $version (Linux $kv) as in the pinned base"
+	res PASS base-move:touched "the files the series touches are the same in $version (Linux $kv) as in the pinned base"
 else
-	result PASS base-move:touched "changed in $version (Linux $kv): $differ"
+	res PASS base-move:touched "changed in $version (Linux $kv): $differ"
 fi
 
 # build NAME TIP FILES: compile those of FILES the test kernel builds, at
@@ -100,7 +110,7 @@ build() {
 	local name=$1 tip=$2 objs=() f miss
 	for f in $(kernel_c <<<"$3" | built_c); do objs+=("$(obj_of "$f")"); done
 	if [ ${#objs[@]} -eq 0 ]; then
-		result SKIP "base-move:build:$name" "no .c file of it is built by the test kernel"
+		res SKIP "base-move:build:$name" "no .c file of it is built by the test kernel"
 		return
 	fi
 	review_checkout "$tip"
@@ -110,10 +120,10 @@ build() {
 	if kmake "$REVIEW_TREE" "$B" -s olddefconfig >"$tmp/$name.log" 2>&1 &&
 		kmake "$REVIEW_TREE" "$B" -k "${objs[@]}" >>"$tmp/$name.log" 2>&1 &&
 		miss=$(missing_objs "$B" "${objs[@]}") && [ -z "$miss" ]; then
-		result PASS "base-move:build:$name" "${#objs[@]} objects compiled on $version"
+		res PASS "base-move:build:$name" "${#objs[@]} objects compiled on $version"
 	else
 		cp "$tmp/$name.log" "$KSERIES_RUN/base-move-$name.log"
-		result FAIL "base-move:build:$name" "$(grep -m3 -E 'error:|Error [0-9]' "$tmp/$name.log" | tr '\n' ' ')${miss:+missing: $miss }(log: $KSERIES_RUN/base-move-$name.log)"
+		res FAIL "base-move:build:$name" "$(grep -m3 -E 'error:|Error [0-9]' "$tmp/$name.log" | tr '\n' ' ')${miss:+missing: $miss }(log: $KSERIES_RUN/base-move-$name.log)"
 	fi
 }
 
@@ -121,17 +131,17 @@ mkdir -p "$KSERIES_RUN"
 while read -r posting; do
 	mapfile -t pp < <(posting_patches "$posting")
 	if tip=$(am_on "$new" "$tmp/am-$posting.log" "${pp[@]/#/$KSERIES_PATCHES/}"); then
-		result PASS "base-move:apply:$posting" "${#pp[@]} patches apply alone on $version"
+		res PASS "base-move:apply:$posting" "${#pp[@]} patches apply alone on $version"
 		build "$posting" "$tip" "$(ktree_git diff --name-only --diff-filter=AMR "$new" "$tip")"
 	else
-		result FAIL "base-move:apply:$posting" "$(grep -m1 -E '^(error|Patch failed)' "$tmp/am-$posting.log")"
+		res FAIL "base-move:apply:$posting" "$(grep -m1 -E '^(error|Patch failed)' "$tmp/am-$posting.log")"
 	fi
 done < <(series_postings)
 if tip=$(am_on "$new" "$tmp/am-series.log" "${patches[@]/#/$KSERIES_PATCHES/}"); then
-	result PASS base-move:apply:series "${#patches[@]} patches apply in order on $version"
+	res PASS base-move:apply:series "${#patches[@]} patches apply in order on $version"
 	build series "$tip" "$(ktree_git diff --name-only --diff-filter=AMR "$new" "$tip")"
 else
-	result FAIL base-move:apply:series "$(grep -m1 -E '^(error|Patch failed)' "$tmp/am-series.log")"
+	res FAIL base-move:apply:series "$(grep -m1 -E '^(error|Patch failed)' "$tmp/am-series.log")"
 fi
 rm -rf "$B"
 
@@ -148,3 +158,4 @@ BASE_COMMIT=$new
 kernel version changed: the .orig tarball's sha256 is in the archive's
 Sources index)
 EOF
+[ -z "$failed" ]

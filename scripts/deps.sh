@@ -31,8 +31,13 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
 	info "installing: ${missing[*]}"
 	sudo=
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	$sudo apt-get update -qq || die "apt-get update failed"
+	# Without a terminal (test.sh's stages), sudo cannot ask for a
+	# password: -n, so that it says so instead of failing obscurely.
+	if [ "$(id -u)" -ne 0 ]; then
+		sudo=sudo
+		[ -t 0 ] || sudo="sudo -n"
+	fi
+	$sudo apt-get update -qq || die "apt-get update failed (not root: sudo must work without a password, or run scripts/deps.sh once in a terminal as root)"
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
 		"${missing[@]}" || die "apt-get install failed"
 fi

@@ -36,9 +36,14 @@ base=$(ktree_git rev-parse "$KSERIES_BASE_TAG") || die "no $KSERIES_BASE_TAG in 
 # A base that stands in for BASE_COMMIT (scripts/fetch-base.sh,
 # KSERIES_IMPORT_FROM) gives the same patches; their base-commit: stays
 # BASE_COMMIT.
+# base_blobs knows the files of the committed patches only: a file the
+# branch touches beyond them cannot be compared, so it cannot be exported
+# from a stand-in.
 if [ "$base" != "$BASE_COMMIT" ]; then
 	differ=$(base_differs "$KSERIES_WORKTREE" "$base")
 	[ -z "$differ" ] || die "the base of $KSERIES_WORKTREE is not $BASE_COMMIT, and the series' files differ there: $(head -n 5 <<<"$differ" | tr '\n' ' ')"
+	unknown=$(comm -23 <(ktree_git diff --name-only "$base" "$KSERIES_BRANCH" | sort) <(base_blobs | cut -d' ' -f2- | sort))
+	[ -z "$unknown" ] || die "on a stand-in base ($base, not $BASE_COMMIT) the branch touches files the committed patches do not, which cannot be compared with $BASE_COMMIT's: $(head -n 5 <<<"$unknown" | tr '\n' ' '); export from the Debian base"
 fi
 
 tmp=$(scratch_dir export) || exit 1

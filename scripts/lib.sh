@@ -70,6 +70,10 @@ KSERIES_MARKER=.kseries-owned
 KSERIES_BOT_NAME="kseries workbench"
 KSERIES_BOT_EMAIL="workbench@kseries.invalid"
 KSERIES_BASE_NAME="Debian linux-source import"
+# The project's own identity, the author of the patches it wrote: not a
+# person, so send.sh puts the human sender in its place (and lint checks
+# that each patch has its author's Signed-off-by, whoever that is).
+KSERIES_PROJECT_IDENT="Seed 824ecc77 maintainers <maintainers@users.noreply.a-seed-824ecc77.example>"
 KSERIES_BASE_EMAIL="base@kseries.invalid"
 
 # The series as files.
@@ -457,7 +461,11 @@ build_slot_holders() {
 	local ino pid skip held
 	ino=$(stat -c %i "$KSERIES_LOCK" 2>/dev/null) || return 0
 	skip=" $$ $BASHPID $(awk -v ino="$ino" '$2 == "->" { n = split($7, d, ":"); if (d[n] == ino) printf "%s ", $6 }' /proc/locks) "
-	held=" $(fuser "$KSERIES_LOCK" 2>/dev/null) "
+	# Every process with the file open (/proc, not fuser: psmisc is not
+	# everywhere); -ef compares the files, without a fork per descriptor.
+	held=" $(for f in /proc/[0-9]*/fd/*; do
+		[ "$f" -ef "$KSERIES_LOCK" ] && { f=${f#/proc/}; printf '%s ' "${f%%/*}"; }
+	done 2>/dev/null) "
 	for pid in $held; do
 		[[ $skip == *" $pid "* || $skip$held == *" $(ps -o ppid= -p "$pid" | xargs) "* ]] ||
 			ps -o pid=,etime=,args= -p "$pid"
@@ -500,7 +508,8 @@ with_build_lock() {
 # left behind.  It runs in a session of its own, without the slot's lock
 # fd (a process that outlives the script must not keep the slot), and is
 # killed when this shell dies, even by SIGKILL (PR_SET_PDEATHSIG).  Its
-# whole process group is killed (TERM, then KILL 10 s later) when SECONDS
+# whole process group is killed (TERM, then KILL BOUNDED_GRACE, default
+# 10, seconds later) when SECONDS
 # have passed (status 124, BOUNDED_WHY says so), when the function named
 # by $BOUNDED_WATCH, called every second with the seconds elapsed, returns
 # 0 (status 125; it sets BOUNDED_WHY), or when this shell gets INT, TERM
@@ -508,13 +517,17 @@ with_build_lock() {
 # then dies of.  (GNU timeout in the foreground allowed none of it: it
 # puts CMD in a process group of its own, out of the terminal's reach,
 # and the shell handles no signal while it waits for a command.)
+# BOUNDED_KEEP_LOCK=1 leaves CMD the slot's fd: for a command whose own
+# children may outlive it when this shell is SIGKILLed (test.sh's stages:
+# only the stage's shell gets the death signal), so that they keep the
+# slot rather than run without it.
 bounded() {
 	local t=$1 start=$SECONDS rc='' sig
 	shift
 	BOUNDED_WHY=
 	(
 		fd=${KSERIES_BUILD_LOCK_FD:-}
-		if [ -n "$fd" ] && [ "$(readlink "/proc/$BASHPID/fd/$fd")" = "$KSERIES_LOCK" ]; then
+		if [ -z "${BOUNDED_KEEP_LOCK:-}" ] && [ -n "$fd" ] && [ "$(readlink "/proc/$BASHPID/fd/$fd")" = "$KSERIES_LOCK" ]; then
 			exec {fd}>&-
 		fi
 		unset KSERIES_BUILD_LOCK_FD
@@ -551,7 +564,7 @@ bounded_stop() {
 	local n=0
 	[ -n "${bounded_pid:-}" ] || return 0
 	kill -TERM -- "-$bounded_pid" 2>/dev/null || kill -TERM "$bounded_pid" 2>/dev/null
-	while kill -0 "$bounded_pid" 2>/dev/null && [ $n -lt 10 ]; do
+	while kill -0 "$bounded_pid" 2>/dev/null && [ $n -lt "${BOUNDED_GRACE:-10}" ]; do
 		sleep 1
 		n=$((n + 1))
 	done
@@ -615,12 +628,12 @@ cache_get() {
 # Refuse to start on a disk that cannot hold a run (a cold one fills about
 # 9 GB: the trees, build directories and ccache), warn when it is tight.
 check_free_space() {
-	local gb
+	local mb
 	mkdir -p "$KSERIES_CACHE"
-	gb=$(df -P -BG "$KSERIES_CACHE" | awk 'NR == 2 { sub(/G$/, "", $4); print $4 }')
-	[ -n "$gb" ] || return 0
-	[ "$gb" -ge 3 ] || die "only ${gb} GB free for $KSERIES_CACHE: a run needs several (a cold one about 9 GB)"
-	[ "$gb" -ge 10 ] || printf 'kseries: only %s GB free for %s; a cold run fills about 9 GB\n' "$gb" "$KSERIES_CACHE" >&2
+	mb=$(df -P -BM "$KSERIES_CACHE" | awk 'NR == 2 { print $4 + 0 }')
+	[ -n "$mb" ] || return 0
+	[ "$mb" -ge 3072 ] || die "only ${mb} MB free for $KSERIES_CACHE: a run needs several GB (a cold one about 9 GB)"
+	[ "$mb" -ge 10240 ] || printf 'kseries: only %s MB free for %s; a cold run fills about 9 GB\n' "$mb" "$KSERIES_CACHE" >&2
 }
 
 # sha256 of the workbench itself (every script and config file), part of
@@ -696,29 +709,28 @@ obj_of() {
 # Kernel .c files of a file list (stdin): not tools/, scripts/, Documentation/.
 kernel_c() { grep -E '\.c$' | grep -vE '^(tools|scripts|Documentation|samples)/' || true; }
 
-# Files a commit touches (added, modified or renamed; not deleted).
 # undefined_configs GIT_DIR COMMIT: the CONFIG_ symbols that COMMIT's
 # added lines (C, headers, Makefiles, Kconfig) name and no Kconfig of
 # that commit defines.  The bisect stage compiles with the tip's config,
 # so a patch using a symbol that a later patch adds would still build.
 undefined_configs() {
 	local s
-	for s in $(xgit -C "$1" diff-tree -p --no-commit-id "$2^" "$2" -- '*.c' '*.h' '*Makefile' '*Kbuild' '*Kconfig*' |
+	for s in $(xgit -C "$1" diff-tree -p --no-commit-id "$2^" "$2" -- '*.c' '*.h' '*Makefile' '*Kbuild' '*Kconfig*' ':!tools/' |
 		grep -E '^\+' | grep -vE '^\+\+\+ ' | grep -oE '\bCONFIG_[A-Z0-9_]+' | sed 's/_MODULE$//' | sort -u); do
 		xgit -C "$1" grep -qE "^[[:space:]]*(menu)?config ${s#CONFIG_}[[:space:]]*\$" "$2" -- '*Kconfig*' ||
 			printf '%s\n' "$s"
 	done
 }
 
-# Pack the work tree repository's loose objects once there are many (gc
-# is off there: git would start it in the background, under the stages):
-# an import or a few series applications leave tens of thousands of
-# files.  --window=0: one pack quickly, no delta search.
+# Pack the work tree repository's loose objects once there are many: an
+# import or a few series applications leave tens of thousands of files.
+# Automatic gc is off there (git would start it in the background, under
+# the stages); this is git gc --auto in the foreground, from 20,000 loose
+# objects, without delta search (one pack quickly); it also prunes
+# unreachable objects after git's usual two weeks.
 pack_loose_objects() {
-	local n
-	n=$(ktree_git count-objects | cut -d' ' -f1)
-	[ "${n:-0}" -ge 20000 ] || return 0
-	ktree_git repack -d -q --window=0 || die "git repack in $KSERIES_WORKTREE failed"
+	ktree_git -c gc.auto=20000 -c gc.autoDetach=false -c pack.window=0 gc --auto --quiet ||
+		die "git gc --auto in $KSERIES_WORKTREE failed"
 }
 
 # base_import_commit TREE VERSION KERNELVERSION SHA256 DATE: the commit
@@ -732,6 +744,7 @@ base_import_commit() {
 		-m "Linux $3 as shipped in Debian's $BASE_PACKAGE $2 ($BASE_SUITE), $BASE_TARBALL, sha256 $4."
 }
 
+# Files a commit touches (added, modified or renamed; not deleted).
 commit_files() { ktree_git diff-tree --no-commit-id -r --name-only --diff-filter=AMR "$1^" "$1"; }
 
 # Every file the commits base..tip touch.

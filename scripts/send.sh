@@ -71,7 +71,7 @@ base=$(ktree_git rev-parse "$KSERIES_BASE_TAG") || die "no $KSERIES_BASE_TAG in 
 
 # The author of the committed patches: the project's identity.
 project_ident() {
-	patch_author "$KSERIES_PATCHES/$(series_patches | head -n 1)"
+	printf '%s\n' "$KSERIES_PROJECT_IDENT"
 }
 
 # Why IDENT ("Name <email>") cannot send, or nothing.
@@ -119,31 +119,46 @@ commit_tree_as() {
 		git -C "$KSERIES_WORKTREE" commit-tree "$@"
 }
 
+# The stable patch id of commit C (what a tag was given for).
+patch_id() { ktree_git show "$1" | ktree_git patch-id --stable | cut -d' ' -f1; }
+
 # What reviewers gave on the posting's b4 branch since it was made (b4
-# trailers -u): "SUBJECT<TAB>TRAILER" lines of Reviewed-by, Acked-by and
-# Tested-by.  They are kept, by subject, when the branch is made again.
+# trailers -u): "SUBJECT<TAB>PATCH-ID<TAB>TRAILER" lines of Reviewed-by,
+# Acked-by and Tested-by.  They are kept when the branch is made again,
+# for the patch of that subject if its change is the same (patch id).
 given_trailers() {
-	local c subject
+	local c subject id t
 	ktree_git rev-parse -q --verify "$1" >/dev/null || return 0
 	for c in $(ktree_git rev-list --reverse "$base..$1"); do
 		subject=$(ktree_git log -1 --format=%s "$c")
-		ktree_git log -1 --format=%B "$c" | ktree_git interpret-trailers --parse |
-			grep -E '^(Reviewed-by|Acked-by|Tested-by): ' | sed "s/^/$(sed 's/[\/&]/\\&/g' <<<"$subject")\t/"
+		id=
+		while read -r t; do
+			[ -n "$id" ] || id=$(patch_id "$c")
+			printf '%s\t%s\t%s\n' "$subject" "$id" "$t"
+		done < <(ktree_git log -1 --format=%B "$c" | ktree_git interpret-trailers --parse |
+			grep -E '^(Reviewed-by|Acked-by|Tested-by): ')
 	done
 }
 
 # Commit C on PARENT as the sender sends it: its author, unless that is
 # the project's placeholder, whose place the sender takes; the trailers
-# of GIVEN (given_trailers) for its subject; the placeholder's
+# of GIVEN (given_trailers) for its subject and change (a tag given for
+# another version of the patch is dropped, saying so); the placeholder's
 # Signed-off-by dropped and the sender's last.  Prints the new commit.
 sender_commit() {
-	local c=$1 parent=$2 given=$3 author subject t args=()
+	local c=$1 parent=$2 given=$3 author subject id gid t args=()
 	author=$(ktree_git log -1 --format='%an <%ae>' "$c")
 	[ "$author" != "$(project_ident)" ] || author=$SENDER
 	subject=$(ktree_git log -1 --format=%s "$c")
-	while IFS= read -r t; do
-		[ -z "$t" ] || args+=(--trailer "$t")
-	done < <(awk -F'\t' -v s="$subject" '$1 == s { print $2 }' <<<"$given")
+	while IFS=$'\t' read -r gid t; do
+		[ -n "$t" ] || continue
+		[ -n "${id:-}" ] || id=$(patch_id "$c")
+		if [ "$gid" = "$id" ]; then
+			args+=(--trailer "$t")
+		else
+			warn "\"$subject\" changed since it got \"$t\": not kept (add it again if it still holds)"
+		fi
+	done < <(awk -F'\t' -v s="$subject" '$1 == s { print $2 "\t" $3 }' <<<"$given")
 	ktree_git log -1 --format=%B "$c" |
 		grep -vxF -e "Signed-off-by: $(project_ident)" -e "Signed-off-by: $SENDER" |
 		ktree_git interpret-trailers --if-exists addIfDifferent "${args[@]}" \
@@ -373,11 +388,16 @@ for posting in "${postings[@]}"; do
 	if got=$(AM_OPTS=--no-3way am_on "$base" "$tmp/$posting.am.log" "$tmp/$posting.patches.mbox") &&
 		[ "$(ktree_git rev-parse "$got^{tree}")" = "$want" ]; then
 		# Whose patches git am made them: the sender's, every one.
+		# The sender for the placeholder's patches, the others' own.
 		authors=$(ktree_git log --format='%an <%ae>' "$base..$got" | sort | uniq -c | sed 's/^ *//' | paste -sd, -)
-		if [ "$authors" = "$n $sender" ]; then
-			result PASS "mail:git-am:$posting" "the mbox applies alone on a fresh base: the posting's tree, $n patches authored by the sender"
+		want_authors=$(posting_patches "$posting" | while read -r f; do
+			a=$(patch_author "$KSERIES_PATCHES/$f")
+			if [ "$a" = "$(project_ident)" ]; then printf '%s\n' "$sender"; else printf '%s\n' "$a"; fi
+		done | sort | uniq -c | sed 's/^ *//' | paste -sd, -)
+		if [ "$authors" = "$want_authors" ]; then
+			result PASS "mail:git-am:$posting" "the mbox applies alone on a fresh base: the posting's tree, authors $authors"
 		else
-			result FAIL "mail:git-am:$posting" "the mbox gives the posting's tree but its authors are: $authors (want $n by $sender)"
+			result FAIL "mail:git-am:$posting" "the mbox gives the posting's tree but its authors are: $authors (want $want_authors)"
 		fi
 	else
 		result FAIL "mail:git-am:$posting" "git am of $posting.mbox on the base: $(grep -m2 -E 'error|fail|conflict' "$tmp/$posting.am.log" | tr '\n' ' ')"

@@ -33,15 +33,15 @@ export KSERIES_RUN=$ci_root/run
 export KSERIES_REVIEW=$ci_root/review
 export KSERIES_DISPOSABLE=1
 # What would make this run test something else than the checkout's patches/.
-unset KSERIES_IMPORT_FROM KSERIES_FORCE KSERIES_EXTRA_CONFIG KSERIES_VM_CMDLINE KSERIES_VM_TIMEOUT \
+unset KSERIES_IMPORT_FROM KSERIES_FORCE KSERIES_EXTRA_CONFIG KSERIES_VM_CMDLINE KSERIES_VM_TIMEOUT KSERIES_VM_INITRAMFS_FROM \
 	KSERIES_VM_BOOT_TIMEOUT KSERIES_VM_CPUS KSERIES_VM_MEM KSERIES_UPSTREAM_TARBALL \
 	KSERIES_GIT_NAME KSERIES_GIT_EMAIL
 . "$(dirname "$0")/lib.sh"
-check_free_space
 
 # The machine's one build slot, for the whole run (scripts/lib.sh:
 # hold_build_lock); a build started meanwhile waits for it.
 hold_build_lock
+check_free_space
 
 STAGES=$KSERIES_REPO/scripts/stages
 REQUIRED="setup apply build"
@@ -101,11 +101,15 @@ run_stage() {
 	out=$KSERIES_RUN/logs/$name.results
 	log=$KSERIES_RUN/logs/$name.log
 	stage_begin "$name"
-	bounded "$(stage_limit "$name")" bash "$script" >"$out" 2>"$log"
+	# The stage keeps the slot's fd (what it leaves behind when this
+	# script is SIGKILLed keeps the slot) and gets 30 s to stop what it
+	# runs itself (its own bounded gives its programs 10).
+	BOUNDED_KEEP_LOCK=1 BOUNDED_GRACE=30 bounded "$(stage_limit "$name")" bash "$script" >"$out" 2>"$log"
 	rc=$?
 	stage_end
-	[ $rc != 124 ] ||
+	if [ $rc = 124 ]; then
 		result FAIL "$name:stage" "killed: $BOUNDED_WHY (its time limit, scripts/test.sh)" >>"$RESULTS"
+	fi
 	# Lines that are not results, skips without a reason.
 	bad=$(grep -v -E $'^(PASS|FAIL|SKIP)\t[^\t]+\t' "$out" | head -n 3 | tr '\n' ' ')
 	awk -F'\t' '$1 == "SKIP" && $3 == "" { $1 = "FAIL"; $3 = "skipped without a reason"; print; next }
@@ -116,7 +120,7 @@ run_stage() {
 	# Status 1: the stage reported its failures and stopped.  Any other
 	# (scripts/lib.sh: die exits 2): it stopped on an error, and cases it
 	# did not reach have no result.
-	if [ $rc -ne 0 ] && { [ $rc -ne 1 ] || ! grep -q '^FAIL' "$out"; }; then
+	if [ $rc -ne 0 ] && [ $rc -ne 124 ] && { [ $rc -ne 1 ] || ! grep -q '^FAIL' "$out"; }; then
 		result FAIL "$name:stage" "stopped with status $rc ($(grep -m1 '^error: ' "$log" | cut -c1-160)), its results may be incomplete, see $log" >>"$RESULTS"
 	fi
 	if [ $rc -ne 0 ] || grep -q '^FAIL' "$out" || [ -n "$bad" ] || [ "$n" -eq 0 ]; then
@@ -127,7 +131,7 @@ run_stage() {
 	return 0
 }
 
-stopped=
+stopped= failed=
 for script in "$STAGES"/[0-9]*.sh; do
 	name=$(stage_name "$script")
 	selected "$name" || continue
@@ -135,9 +139,17 @@ for script in "$STAGES"/[0-9]*.sh; do
 		result FAIL "$name:stage" "not run: stage $stopped failed" >>"$RESULTS"
 		continue
 	fi
-	if ! run_stage "$script" && grep -qw "$name" <<<"$REQUIRED"; then
-		stopped=$name
+	if ! run_stage "$script"; then
+		failed=1
+		grep -qw "$name" <<<"$REQUIRED" && stopped=$name
+	fi
+	# A disk that filled up may have lost result lines (FAILs too): the
+	# run fails whatever the counts say.
+	if [ "$(df -P -BM "$KSERIES_CACHE" | awk 'NR == 2 { print $4 + 0 }')" -lt 200 ]; then
+		printf 'error: the disk of %s is full after stage %s: results may be lost\n' "$KSERIES_CACHE" "$name" >&2
+		failed=1
 	fi
 done
 
-summary
+# The status is also this shell's own record, not only the results file.
+summary && [ -z "$failed" ]

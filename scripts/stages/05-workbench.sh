@@ -61,6 +61,33 @@ for how in INT:group HUP:group TERM:pid KILL:pid; do
 	wait "$victim" 2>/dev/null
 done
 
+# A stage of test.sh (BOUNDED_KEEP_LOCK) whose own child outlives it: when
+# test.sh is SIGKILLed, only the stage's shell gets the death signal; what
+# it started may go on, but never without the slot.
+cat >"$tmp/nested.sh" <<EOF
+. "$lib"
+hold_build_lock
+BOUNDED_KEEP_LOCK=1 bounded 600 bash -c 'sleep 600 & echo \$! >"$tmp/child.pid"; wait'
+EOF
+rm -f "$tmp/child.pid"
+"${private[@]}" setsid bash "$tmp/nested.sh" </dev/null >/dev/null 2>&1 &
+victim=$!
+if within 100 test -s "$tmp/child.pid"; then
+	child=$(cat "$tmp/child.pid")
+	kill -KILL "$victim"
+	sleep 2
+	if ! gone "$child" && slot_free; then
+		result FAIL workbench:interrupt:KILL-nested "SIGKILL to a script whose stage's child outlives it: the child runs on without the slot"
+	else
+		result PASS workbench:interrupt:KILL-nested "SIGKILL to a script whose stage's child outlives it: the child $(gone "$child" && echo ended || echo 'runs on, keeping the slot')"
+	fi
+	kill -KILL "$child" 2>/dev/null
+else
+	result FAIL workbench:interrupt:KILL-nested "the test script did not start its program"
+fi
+kill -KILL -- "-$victim" 2>/dev/null
+wait "$victim" 2>/dev/null
+
 # A waiter names the holder, then gets the slot when it is released.
 rm -f "$tmp/child.pid"
 "${private[@]}" setsid bash "$tmp/victim.sh" </dev/null >/dev/null 2>&1 &

@@ -9,7 +9,7 @@
 #                          saying why
 . "$(dirname "$0")/../lib.sh"
 
-bash "$KSERIES_REPO/scripts/vm/run.sh" || exit 1
+bash "$KSERIES_REPO/scripts/vm/run.sh" || exit
 
 hung=$KSERIES_RUN/vm-hung-boot
 rm -rf "$hung"
@@ -17,7 +17,7 @@ mkdir -p "$hung"
 boot_s=60
 start=$SECONDS
 from=$KSERIES_RUN
-KSERIES_RUN=$hung KSERIES_VM_INITRAMFS_FROM=$from KSERIES_VM_BOOT_TIMEOUT=$boot_s \
+KSERIES_RUN=$hung KSERIES_VM_INITRAMFS_FROM=$from KSERIES_VM_BOOT_TIMEOUT=$boot_s KSERIES_VM_TIMEOUT=$((boot_s + 60)) \
 	KSERIES_VM_CMDLINE="rdinit=/bin/busybox -- sleep 100000" \
 	bash "$KSERIES_REPO/scripts/vm/run.sh" >"$hung/results" 2>"$hung/run.log"
 took=$((SECONDS - start))

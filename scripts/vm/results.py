@@ -185,9 +185,9 @@ def main():
             out('FAIL', f'{kind}:{name}', f'no test results ({diag})')
 
     if isinstance(done, str):
-        words = done.split(None, 3)
+        words = done.split(None, 3) + ['?', '?']
         out('FAIL', 'vm:plan', f'the guest stopped its plan after {words[1]}:{words[2]}, '
-            f'which could not be killed: {words[3] if len(words) > 3 else ""}')
+            f'which could not be killed: {words[3] if words[3] != "?" else ""}')
     elif not done:
         out('FAIL', 'vm:plan', 'the VM did not reach the end of its plan')
 

@@ -160,7 +160,7 @@ watch_guest() {
 		BOUNDED_WHY="no KSERIES-BOOT from the guest's init ${boot_s}s after QEMU started (KSERIES_VM_BOOT_TIMEOUT)"
 		;;
 	"KSERIES-BEGIN "*)
-		limit=$(awk -v s="${mark#KSERIES-BEGIN }" '$1 " " $2 == s { print $3 + 70 }' "$root/etc/kseries/plan")
+		limit=$(awk -v s="${mark#KSERIES-BEGIN }" '$1 " " $2 == s { print $3 + 70; exit }' "$root/etc/kseries/plan")
 		BOUNDED_WHY="step ${mark#KSERIES-BEGIN } still running ${limit:-120}s after it began (its timeout + 70 s): the guest is stuck"
 		;;
 	*)
