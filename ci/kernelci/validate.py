@@ -52,17 +52,6 @@ right:
                 only on a platform whose every GC can run it with the
                 job's kernel arguments (OPT_IN gc); it may stay
                 unscheduled
-  rules         each test job on each platform evaluated as kernelci-
-                pipeline's should_create_node does: the kbuild's and the
-                job's rules, and the platform's (upstream.yaml, copied
-                from platforms-chromeos.yaml), against every checkout
-                (build_configs) and the kbuild's defconfig, fragments and
-                arch, for the kernel version of the tree.  A job no
-                checkout reaches is an error, unless upstream.yaml's
-                platform_rule_change (what the pull request changes in
-                platforms-chromeos.yaml) makes it reachable: then it is
-                reported as "needs upstream rule change", not as
-                schedulable
   kfd_support   checked against the tree's kfd_device.c: each supported GC
                 version is a case there, the unsupported chip is not
   LAVA jobs     the device types of ci/lava/jobs/ are supported platforms;
@@ -82,13 +71,16 @@ right:
 that is not ci/config/kfd.config, a collection not in the tree, a
 test_method typo, an opt-in test through run_kselftest.sh in KernelCI and
 in LAVA, without its variable or kernel argument, as another user, on a
-GPU it cannot run on, a platform rule that does not allow the series'
-branch, ...) and fails unless each is rejected with its own error; and
+GPU it cannot run on, ...) and fails unless each is rejected with its own error; and
 copies that must be accepted (the opt-in jobs scheduled where they can
 run); and checks the parser of the selftests' Makefiles on a fixture
-tree.  Exit status 0 when valid; the notes ("needs upstream rule
-change: ...", "needs upstream test method: ...") are printed before the
-summary.
+tree.  Exit status 0 when valid; the notes ("needs upstream test
+method: ...") are printed before the summary.
+
+Not checked: whether kernelci-pipeline's platform rules let the jobs run
+at all (they do not, until the pull request adds the series' branch to
+them: ci/README.md).  That would mean re-implementing its scheduler
+against a copy of its configuration that goes stale.
 """
 
 import argparse
@@ -580,7 +572,6 @@ class Checker:
                     if bad:
                         self.error(f'{where}: {p} cannot run {test}: {", ".join(bad)} (it needs '
                                    f'{OPT_IN[test]["where"]}): the job would only ever skip')
-                self.check_rules(where, cfg, jobs, jname, ev.get('name'), p, d, upstream)
                 scheduled[jname].add(p)
         for jname, job in jobs.items():
             if not isinstance(job, dict):
@@ -603,54 +594,6 @@ class Checker:
             self.error(f'no kselftest job runs the whole {KFD_COLLECTION} collection')
         self.facts['scheduler'] = len(sched)
         self.facts['platforms'] = supported
-
-    # ------------------------------------------------------------ rules
-    def checkouts(self, cfg):
-        return [(b.get('tree'), str(b.get('branch'))) for b in self.mapping(cfg, 'build_configs').values()
-                if isinstance(b, dict)]
-
-    def kernel_version(self):
-        try:
-            with open(os.path.join(self.tree, 'Makefile'), encoding='utf-8') as f:
-                head = f.read(2000)
-            return (int(re.search(r'^VERSION = (\d+)', head, re.M).group(1)),
-                    int(re.search(r'^PATCHLEVEL = (\d+)', head, re.M).group(1)))
-        except (OSError, AttributeError, TypeError):
-            return None
-
-    def check_rules(self, where, cfg, jobs, jname, kbname, pname, platform, upstream):
-        """Would kernelci-pipeline create the job on the platform at all?"""
-        kb = jobs.get(kbname) or {}
-        kbp = kb.get('params') or {}
-        data = {'arch': kbp.get('arch'), 'defconfig': kbp.get('defconfig'),
-                'fragments': [str(f) for f in kbp.get('fragments') or []]}
-        kver = self.kernel_version() if self.tree else None
-        prules = dict(platform.get('rules') or {})
-        extra = (upstream.get('platform_rule_change') or {}).get(pname) or []
-        changed = dict(prules)
-        if extra:
-            changed['branch'] = list(prules.get('branch') or []) + list(extra)
-        now, later = [], []
-        for tree, branch in self.checkouts(cfg):
-            node = dict(data, tree=tree, branch=branch)
-            if not (rules_allow(kb.get('rules'), node, kver) and rules_allow(jobs[jname].get('rules'), node, kver)):
-                continue
-            if rules_allow(prules, node, kver):
-                now.append(f'{tree}:{branch}')
-            elif rules_allow(changed, node, kver):
-                later.append(f'{tree}:{branch}')
-        if now:
-            return
-        if later:
-            self.notes.append(f'needs upstream rule change: {jname} on {pname}: its platform rules '
-                              f'(rules.branch {", ".join(prules.get("branch") or [])}) allow no checkout of '
-                              f'kfd.yaml; with platform_rule_change ({", ".join(extra)}) it runs on '
-                              f'{", ".join(later)}')
-        else:
-            self.error(f'{where}: {pname}: no rule allows the job on any checkout (the kbuild\'s, the job\'s '
-                       f'and the platform\'s rules against build_configs '
-                       f'{", ".join(f"{t}:{b}" for t, b in self.checkouts(cfg)) or "(none)"}, '
-                       f'with platform_rule_change too): it would never run')
 
     def check_kfd_support(self, upstream):
         if not self.tree:
@@ -827,62 +770,6 @@ def test_methods(upstream):
     return methods
 
 
-def _combos(rules):
-    allow, allow_c, deny, deny_c = [], [], [], []
-    for r in rules:
-        r = str(r)
-        if ':' in r:
-            t, b = r.split(':', 1)
-            (deny_c if t.startswith('!') else allow_c).append((t.lstrip('!'), b))
-        else:
-            (deny if r.startswith('!') else allow).append(r.lstrip('!'))
-    return allow, allow_c, deny, deny_c
-
-
-def rules_allow(rules, node, kver):
-    """kernelci-pipeline's APIHelper.should_create_node, on a flat node:
-    tree and branch (with tree:branch combos), version limits, then every
-    other key as an allow/deny list (a list value needs one allowed item
-    and no denied one)."""
-    if not rules:
-        return True
-    for key in ('tree', 'branch'):
-        if key not in rules:
-            continue
-        allow, allow_c, deny, deny_c = _combos(rules[key] or [])
-        if (node['tree'], node['branch']) in allow_c:
-            break
-        if (node['tree'], node['branch']) in deny_c or node[key] in deny:
-            return False
-        if not allow and allow_c:
-            return False
-        if allow and node[key] not in allow:
-            return False
-    for key, val in rules.items():
-        if key in ('tree', 'branch'):
-            continue
-        if key.endswith('_version'):
-            if kver is None:
-                continue
-            lim = (val.get('version'), val.get('patchlevel'))
-            if (key.startswith('min') and kver < lim) or (key.startswith('max') and kver > lim):
-                return False
-            continue
-        if node.get(key) is None:
-            continue
-        deny = [str(v)[1:] for v in val if str(v).startswith('!')]
-        allow = [str(v) for v in val if not str(v).startswith('!')]
-        have = node[key]
-        if isinstance(have, list):
-            if any(h in deny for h in have):
-                return False
-            if allow and not any(h in allow for h in have):
-                return False
-        elif have in deny or (allow and have not in allow):
-            return False
-    return True
-
-
 def load(path):
     with open(path, encoding='utf-8') as f:
         return yaml.safe_load(f)
@@ -1012,9 +899,6 @@ BROKEN = [
     ('the main job not on every supported platform',
      [('config', '      - lenovo-TPad-C13-Yoga-zork\n', '')],
      'not scheduled on lenovo-TPad-C13-Yoga-zork'),
-    ('a platform whose rules allow no checkout even with the rule change',
-     [('upstream', "  hp-x360-14a-cb0001xx-zork: ['kseries:series']\n", '')],
-     'hp-x360-14a-cb0001xx-zork: no rule allows the job'),
     ('not YAML', [('config', 'scheduler:\n', 'scheduler: [\n')], 'does not parse as YAML'),
     # LAVA
     ('LAVA: kfd_queue_hang (TEST_GEN_PROGS_EXTENDED) named to Linaro\'s kselftest.yaml',
@@ -1195,12 +1079,6 @@ def main():
         summary += (f'; not scheduled: {jname} ({test}, run directly; opt-in GPU reset test, ci/README.md): '
                     f'its GPUs are those of {len(could)} of the {len(c.facts.get("platforms", []))} platforms'
                     + (f' (not {", ".join(cannot)})' if cannot else ''))
-    rule_notes = [n for n in c.notes if n.startswith('needs upstream rule change')]
-    if rule_notes:
-        plats = sorted(set(re.search(r' on (\S+): ', n).group(1) for n in rule_notes))
-        summary += (f'; NOT SCHEDULABLE YET: the platform rules of kernelci-pipeline allow no kseries '
-                    f'checkout on {", ".join(plats)}: needs upstream rule change (upstream.yaml '
-                    f'platform_rule_change, ci/README.md)')
     method_notes = [n for n in c.notes if n.startswith('needs upstream test method')]
     if method_notes:
         summary += (f'; {len(method_notes)} jobs need a test method kernelci-core does not have yet '

@@ -10,11 +10,10 @@
 #                           schema
 #   lava:kernelci:validate  ci/kernelci/ is what kernelci-pipeline needs
 #                           (ci/kernelci/validate.py), and the validator
-#                           rejects broken copies of it
-#   lava:kernelci:schedulable  the platform rules of kernelci-pipeline
-#                           let the test jobs run on a checkout of the
-#                           series; SKIP while they need the upstream rule
-#                           change (upstream.yaml platform_rule_change)
+#                           rejects broken copies of it (not whether
+#                           kernelci-pipeline's platform rules let the
+#                           jobs run: they need a change upstream,
+#                           ci/README.md)
 #   lava:SUITE:...          the local QEMU job run with lava-run (LAVA's
 #                           dispatcher, TCG) on the test kernel of
 #                           $KSERIES_BUILD: every test case LAVA recorded,
@@ -115,14 +114,6 @@ fi
 if msg=$("$PY" "$CI/kernelci/validate.py" --tree "$KSERIES_WORKTREE" --self-test 2>&1); then
 	printf '%s\n' "$msg" >&2
 	result PASS lava:kernelci:validate "$(tail -n 1 <<<"$msg")"
-	# Valid, but would kernelci-pipeline create the jobs at all?  Not
-	# while a platform's rules allow no checkout of the series: that
-	# needs the upstream rule change of ci/kernelci/upstream.yaml.
-	if grep -q '^note: needs upstream rule change' <<<"$msg"; then
-		result SKIP lava:kernelci:schedulable "the KernelCI jobs would never run as kernelci-pipeline is: its platform rules (platforms-chromeos.yaml rules.branch) allow no kseries checkout on $(grep -c '^note: needs upstream rule change' <<<"$msg") platform/job pairs; the pull request must add kseries:series to them (upstream.yaml platform_rule_change, ci/README.md)"
-	else
-		result PASS lava:kernelci:schedulable "every scheduled job is allowed by its kbuild's, its own and its platforms' rules on a checkout of build_configs"
-	fi
 else
 	printf '%s\n' "$msg" >&2
 	result FAIL lava:kernelci:validate "$(grep -m 3 -E '^(error|self-test)' <<<"$msg" | tr '\n' ' ')"
