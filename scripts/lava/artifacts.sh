@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# What the local LAVA job (ci/lava/jobs/qemu-x86_64-kfd-kselftest.yaml)
+# What the local LAVA job (labs/lava/jobs/qemu-x86_64-kfd-kselftest.yaml)
 # deploys, from the test kernel of $KSERIES_BUILD, into directory OUT:
 #
 #   bzImage            the kernel
 #   rootfs.cpio        the ramdisk: Debian's busybox and bash, PID 1
-#                      ci/lava/ramdisk/init (a root shell on the console)
-#                      and /usr/bin/timeout (ci/lava/ramdisk/timeout);
+#                      labs/lava/ramdisk/init (a root shell on the console)
+#                      and /usr/bin/timeout (labs/lava/ramdisk/timeout);
 #                      uncompressed, as the test kernel has no RD_* option
 #   modules.tar.gz     lib/modules/KVER of the build (LAVA adds it to the
 #                      ramdisk: an "overlay" of the ramdisk image)
@@ -53,10 +53,10 @@ root=$out/rootfs
 mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,root,opt,lib/modules,usr/bin,usr/sbin}
 cp /bin/busybox "$root/bin/busybox"
 cp /bin/bash-static "$root/bin/bash"
-install -m 0755 "$KSERIES_REPO/ci/lava/ramdisk/init" "$root/init"
+install -m 0755 "$KSERIES_REPO/labs/lava/ramdisk/init" "$root/init"
 # Where kselftest's runner looks for timeout (busybox's, through a wrapper:
-# ci/lava/ramdisk/timeout); without it no program has a timeout.
-install -m 0755 "$KSERIES_REPO/ci/lava/ramdisk/timeout" "$root/usr/bin/timeout"
+# labs/lava/ramdisk/timeout); without it no program has a timeout.
+install -m 0755 "$KSERIES_REPO/labs/lava/ramdisk/timeout" "$root/usr/bin/timeout"
 (cd "$root" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc --quiet --reproducible) >"$out/rootfs.cpio" ||
 	die "cpio of the ramdisk failed"

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Stage lava: the lab definitions of ci/ proven here.
-#   lava:schema:JOB         each job of ci/lava/jobs/ passes LAVA's own job
+# Stage lava: the lab definitions of labs/ proven here.
+#   lava:schema:JOB         each job of labs/lava/jobs/ passes LAVA's own job
 #                           schema (lava-schema.py of lava-common), and
 #                           fits its device type, rendered with the
 #                           device-type templates of the same LAVA version
 #                           (lava-server's, scripts/lava/templates.sh)
 #   lava:schema:device:DEV  the QEMU device dictionary passes the device
 #                           schema
-#   lava:kernelci:validate  ci/kernelci/ is what kernelci-pipeline needs
-#                           (ci/kernelci/validate.py), and the validator
+#   lava:kernelci:validate  labs/kernelci/ is what kernelci-pipeline needs
+#                           (labs/kernelci/validate.py), and the validator
 #                           rejects broken copies of it (not whether
 #                           kernelci-pipeline's platform rules let the
 #                           jobs run: they need a change upstream,
-#                           ci/README.md)
+#                           labs/README.md)
 #   lava:SUITE:...          the local QEMU job run with lava-run (LAVA's
 #                           dispatcher, TCG) on the test kernel of
 #                           $KSERIES_BUILD: every test case LAVA recorded,
@@ -23,10 +23,10 @@
 # console.log, the job and device as run).
 . "$(dirname "$0")/../lib.sh"
 
-CI=$KSERIES_REPO/ci
+LABS=$KSERIES_REPO/labs
 LAVA=$KSERIES_REPO/scripts/lava
-JOB=$CI/lava/jobs/qemu-x86_64-kfd-kselftest.yaml
-DEVICE=$CI/lava/devices/qemu-kfd-01.jinja2
+JOB=$LABS/lava/jobs/qemu-x86_64-kfd-kselftest.yaml
+DEVICE=$LABS/lava/devices/qemu-kfd-01.jinja2
 # What the job's URLs point at; rewritten to the artifacts of this run.
 URL_PREFIX=file:///srv/kseries-lava/
 # LAVA's Python is Debian's (python3-yaml, jinja2, voluptuous), whatever
@@ -80,7 +80,7 @@ fi
 # passing the device schema, with the deploy and boot methods the job asks
 # for.  The QEMU dictionary also as lava-schema.py itself renders it.
 lava_ver=$(dpkg-query -W -f='${Version}' lava-dispatcher)
-for job in "$CI"/lava/jobs/*.yaml; do
+for job in "$LABS"/lava/jobs/*.yaml; do
 	name=$(basename "$job" .yaml)
 	dict=-
 	[ "$job" != "$JOB" ] || dict=$DEVICE
@@ -111,7 +111,7 @@ else
 fi
 
 # --- kernelci-pipeline fragment
-if msg=$("$PY" "$CI/kernelci/validate.py" --tree "$KSERIES_WORKTREE" --self-test 2>&1); then
+if msg=$("$PY" "$LABS/kernelci/validate.py" --tree "$KSERIES_WORKTREE" --self-test 2>&1); then
 	printf '%s\n' "$msg" >&2
 	result PASS lava:kernelci:validate "$(tail -n 1 <<<"$msg")"
 else
@@ -128,8 +128,8 @@ if ! bash "$LAVA/artifacts.sh" "$work/srv" >"$out/artifacts.log" 2>&1; then
 fi
 # The test definitions as a git repository, from the checkout as it is
 # (committed or not), as a lab would clone them.
-mkdir -p "$work/testdefs/ci/lava"
-cp -a "$CI/lava/testdefs" "$work/testdefs/ci/lava/"
+mkdir -p "$work/testdefs/labs/lava"
+cp -a "$LABS/lava/testdefs" "$work/testdefs/labs/lava/"
 {
 	xgit -C "$work/testdefs" init -q &&
 		xgit -C "$work/testdefs" add -A &&

@@ -39,7 +39,7 @@
 # Environment variables the tests read come from the job's "environment"
 # (LAVA exports them to the test shell).  The runner never runs a
 # TEST_GEN_PROGS_EXTENDED program (kfd_queue_hang): a lab runs those
-# directly (ci/README.md).
+# directly (labs/README.md).
 
 path=/opt/kselftest
 collection=drivers/gpu/amdkfd

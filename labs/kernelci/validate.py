@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Offline check of ci/kernelci/kfd.yaml: what kernelci-pipeline needs of it.
+"""Offline check of labs/kernelci/kfd.yaml: what kernelci-pipeline needs of it.
 
     validate.py --tree KERNEL_TREE [--self-test] [--config kfd.yaml]
                 [--upstream upstream.yaml] [--fragment kfd.config]
                 [--lava-jobs DIR]
 
 The other fragments of kfd.yaml are the NAME.config files beside
-kfd.config (ci/config/).
+kfd.config (labs/config/).
 
 kernelci-pipeline's own validator (tests/validate_yaml.py) is not
 packaged; this checks the same kind of thing, and what is ours to get
@@ -17,7 +17,7 @@ right:
                 jobs, scheduler, ...), every one a mapping or list as there
   trees         each has an https URL; build configs name a defined tree
   fragments     path kernel/configs/NAME.config and CONFIG_ lines; each is
-                ci/config/NAME.config line for line ("kfd" must be there),
+                labs/config/NAME.config line for line ("kfd" must be there),
                 every option exists in the tree's Kconfig, and the kbuild's
                 fragments have what the "config" file of each collection
                 a job runs asks for
@@ -54,10 +54,10 @@ right:
                 unscheduled
   kfd_support   checked against the tree's kfd_device.c: each supported GC
                 version is a case there, the unsupported chip is not
-  LAVA jobs     the device types of ci/lava/jobs/ are supported platforms;
+  LAVA jobs     the device types of labs/lava/jobs/ are supported platforms;
                 their kselftest programs as for KernelCI: named to Linaro's
                 kselftest.yaml (TST_CASENAME, TST_CMDFILES) or to
-                ci/lava/testdefs/kfd-kselftest.yaml (COLLECTION) they go
+                labs/lava/testdefs/kfd-kselftest.yaml (COLLECTION) they go
                 through run_kselftest.sh, so no TEST_GEN_PROGS_EXTENDED
                 program; run by path (./PROG) in an inline definition they
                 run directly.  An opt-in test: run directly, alone, its
@@ -68,7 +68,7 @@ right:
                 can run it, priority low and no failure_retry
 
 --self-test also makes broken copies (an undefined job, grunt, a fragment
-that is not ci/config/kfd.config, a collection not in the tree, a
+that is not labs/config/kfd.config, a collection not in the tree, a
 test_method typo, an opt-in test through run_kselftest.sh in KernelCI and
 in LAVA, without its variable or kernel argument, as another user, on a
 GPU it cannot run on, ...) and fails unless each is rejected with its own error; and
@@ -79,7 +79,7 @@ method: ...") are printed before the summary.
 
 Not checked: whether kernelci-pipeline's platform rules let the jobs run
 at all (they do not, until the pull request adds the series' branch to
-them: ci/README.md).  That would mean re-implementing its scheduler
+them: labs/README.md).  That would mean re-implementing its scheduler
 against a copy of its configuration that goes stale.
 """
 
@@ -140,7 +140,7 @@ DIRECT = 'direct'
 # Test definitions that run kselftest programs through run_kselftest.sh:
 # Linaro's (TST_CMDFILES, TST_CASENAME) and ours (COLLECTION).
 LINARO_KSELFTEST = 'automated/linux/kselftest/kselftest.yaml'
-OUR_KSELFTEST = 'ci/lava/testdefs/kfd-kselftest.yaml'
+OUR_KSELFTEST = 'labs/lava/testdefs/kfd-kselftest.yaml'
 # A program run by its path in a shell step, and what runs it as someone
 # else.
 PROG_RUN = re.compile(r'(?:^|[\s;&|(])(?:\./|/[^\s;&|()]*/)([A-Za-z0-9_.-]+)(?=$|[\s;&|)])')
@@ -265,7 +265,7 @@ class Checker:
 
     def check_fragments(self, cfg, upstream, fragment_lines, config_dir):
         frags = self.mapping(cfg, 'fragments')
-        # Each of ours is ci/config/NAME.config (kfd: the --fragment file).
+        # Each of ours is labs/config/NAME.config (kfd: the --fragment file).
         self.fragment_files = {}
         for name, fr in frags.items():
             if not isinstance(fr, dict):
@@ -288,18 +288,18 @@ class Checker:
             else:
                 path = os.path.join(config_dir or os.path.join(CI, 'config'), f'{name}.config')
                 if not os.path.isfile(path):
-                    self.error(f'fragment {name}: no ci/config/{name}.config (what a lab merges)')
+                    self.error(f'fragment {name}: no labs/config/{name}.config (what a lab merges)')
                     continue
                 lines = read_fragment(path)
             self.fragment_files[name] = lines
             if [str(c) for c in configs] != lines:
                 ours = set(str(c) for c in configs)
                 theirs = set(lines)
-                diff = sorted(theirs - ours) + [f'not in ci/config/{name}.config: {c}' for c in sorted(ours - theirs)]
-                self.error(f'fragment {name} is not ci/config/{name}.config line for line'
+                diff = sorted(theirs - ours) + [f'not in labs/config/{name}.config: {c}' for c in sorted(ours - theirs)]
+                self.error(f'fragment {name} is not labs/config/{name}.config line for line'
                            + (f': {"; ".join(diff)}' if diff else ' (order)'))
         if not isinstance(frags.get('kfd'), dict):
-            self.error('no fragment "kfd" (ci/config/kfd.config)')
+            self.error('no fragment "kfd" (labs/config/kfd.config)')
         self.facts['fragments'] = {n: len(l) for n, l in self.fragment_files.items()}
         return set(frags) | set(upstream.get('fragments', []))
 
@@ -318,7 +318,7 @@ class Checker:
                 if lines is None:
                     continue
                 if not fr.startswith('CONFIG_'):
-                    names.append(f'ci/config/{fr}.config')
+                    names.append(f'labs/config/{fr}.config')
                 for line in lines:
                     m = CONFIG_LINE.match(line)
                     if m:
@@ -810,7 +810,7 @@ def _schedule(job, *platforms):
 HANG_LAVA = 'lava/chromebook-amd-kfd-queue-hang.yaml'
 KCQ_LAVA = 'lava/chromebook-amd-kcq-pipe-reset.yaml'
 MAIN_LAVA = 'lava/chromebook-amd-kfd-kselftest.yaml'
-KCQ_FRAGMENT = 'ci/config/amdgpu-kcq-reset.config'
+KCQ_FRAGMENT = 'labs/config/amdgpu-kcq-reset.config'
 ZORKS = ('asus-CM1400CXA-dalboz', 'hp-14b-na0052xx-zork', 'hp-x360-14a-cb0001xx-zork', 'lenovo-TPad-C13-Yoga-zork')
 GUYBRUSH = 'acer-cp514-3wh-r0qs-guybrush'
 SKYRIM = 'dell-latitude-3445-7520c-skyrim'
@@ -822,7 +822,7 @@ KCQ_JOB = ("      test_method: kselftest-program\n      boot_commands: nfs\n"
 
 # Broken copies for --self-test: (what, [(file, old, new) ...], expected
 # error).  file: config (kfd.yaml), fragment (kfd.config), upstream,
-# ci/config/NAME.config, lava/NAME.yaml (ci/lava/jobs/); the first "old"
+# labs/config/NAME.config, lava/NAME.yaml (labs/lava/jobs/); the first "old"
 # in the file is replaced.
 BROKEN = [
     ('scheduler names an undefined job',
@@ -834,10 +834,10 @@ BROKEN = [
     ('a platform kernelci-pipeline does not have',
      [('config', '      - hp-x360-14a-cb0001xx-zork\n', '      - hp-x360-14a-cb0001xx-zork-nonexistent\n')],
      'is not defined in kernelci-pipeline'),
-    ('fragment kfd is not ci/config/kfd.config',
-     [('config', "      - 'CONFIG_HSA_AMD=y'\n", '')], 'is not ci/config/kfd.config'),
-    ('ci/config/kfd.config without HSA_AMD',
-     [('fragment', 'CONFIG_HSA_AMD=y\n', '')], 'is not ci/config/kfd.config'),
+    ('fragment kfd is not labs/config/kfd.config',
+     [('config', "      - 'CONFIG_HSA_AMD=y'\n", '')], 'is not labs/config/kfd.config'),
+    ('labs/config/kfd.config without HSA_AMD',
+     [('fragment', 'CONFIG_HSA_AMD=y\n', '')], 'is not labs/config/kfd.config'),
     ('an option the tree does not have',
      [('config', 'CONFIG_HSA_AMD=y', 'CONFIG_HSA_AMD_NONEXISTENT=y'),
       ('fragment', 'CONFIG_HSA_AMD=y', 'CONFIG_HSA_AMD_NONEXISTENT=y')],
@@ -847,9 +847,9 @@ BROKEN = [
     ('collection not in the tree',
      [('config', 'collections: drivers/gpu/amdkfd\n', 'collections: drivers/gpu/amdkfd-nonexistent\n')],
      'is not in the tree'),
-    ('fragment amdgpu-kcq-reset is not ci/config/amdgpu-kcq-reset.config',
+    ('fragment amdgpu-kcq-reset is not labs/config/amdgpu-kcq-reset.config',
      [(KCQ_FRAGMENT, 'CONFIG_FAULT_INJECTION=y\n', '')],
-     'fragment amdgpu-kcq-reset is not ci/config/amdgpu-kcq-reset.config'),
+     'fragment amdgpu-kcq-reset is not labs/config/amdgpu-kcq-reset.config'),
     ('the kbuild without FAULT_INJECTION_DEBUG_FS, which drivers/gpu/amdgpu/config asks for',
      [('config', "      - 'CONFIG_FAULT_INJECTION_DEBUG_FS=y'\n", ''),
       (KCQ_FRAGMENT, 'CONFIG_FAULT_INJECTION_DEBUG_FS=y\n', '')],
@@ -998,7 +998,7 @@ def self_test(args):
     for path in glob.glob(os.path.join(config_dir, '*.config')):
         if os.path.abspath(path) != os.path.abspath(args.fragment):
             with open(path, encoding='utf-8') as f:
-                texts[f'ci/config/{os.path.basename(path)}'] = f.read()
+                texts[f'labs/config/{os.path.basename(path)}'] = f.read()
     for path in glob.glob(os.path.join(args.lava_jobs or '', '*.yaml')) if args.lava_jobs else []:
         with open(path, encoding='utf-8') as f:
             texts[f'lava/{os.path.basename(path)}'] = f.read()
@@ -1024,8 +1024,8 @@ def self_test(args):
             paths = {'config': os.path.join(d, 'kfd.yaml'), 'upstream': os.path.join(d, 'upstream.yaml'),
                      'fragment': os.path.join(d, 'config', 'kfd.config')}
             for key, text in copy.items():
-                if key.startswith('ci/config/'):
-                    path = os.path.join(d, 'config', key[len('ci/config/'):])
+                if key.startswith('labs/config/'):
+                    path = os.path.join(d, 'config', key[len('labs/config/'):])
                 elif key.startswith('lava/'):
                     path = os.path.join(d, key)
                 else:
@@ -1070,13 +1070,13 @@ def main():
     if c.errors or failures:
         return 1
     cols = c.facts.get('collections', {})
-    frags = ', '.join(f'{n} = ci/config/{n}.config ({k} options)' for n, k in c.facts.get('fragments', {}).items())
+    frags = ', '.join(f'{n} = labs/config/{n}.config ({k} options)' for n, k in c.facts.get('fragments', {}).items())
     summary = (f'{os.path.relpath(args.config, os.path.dirname(CI))}: valid: {c.facts.get("jobs")} jobs, '
                f'{c.facts.get("scheduler")} scheduler entries, platforms {", ".join(c.facts.get("platforms", []))} '
                f'(not grunt); fragments {frags}{", in the Kconfig of the tree" if args.tree else ""}')
     for jname, test, could in c.facts.get('unscheduled', []):
         cannot = [p for p in c.facts.get('platforms', []) if p not in could]
-        summary += (f'; not scheduled: {jname} ({test}, run directly; opt-in GPU reset test, ci/README.md): '
+        summary += (f'; not scheduled: {jname} ({test}, run directly; opt-in GPU reset test, labs/README.md): '
                     f'its GPUs are those of {len(could)} of the {len(c.facts.get("platforms", []))} platforms'
                     + (f' (not {", ".join(cannot)})' if cannot else ''))
     method_notes = [n for n in c.notes if n.startswith('needs upstream test method')]
