@@ -91,7 +91,7 @@ trap 'rm -rf "$empty_home"; rm -f "$KSERIES_WORKTREE"/.checkpatch-camelcase.*' E
 	die "$KSERIES_WORKTREE is not at the series' tip (run the apply stage first)"
 cp_key=$( {
 	printf '%s\n' "$checkpatch" "$KSERIES_WORKTREE/scripts/spelling.txt" \
-		"$KSERIES_WORKTREE/scripts/const_structs.checkpatch" "${BASH_SOURCE[0]}" "$KSERIES_REPO/scripts/lib.sh" | hash_files
+		"$KSERIES_WORKTREE/scripts/const_structs.checkpatch" "${BASH_SOURCE[0]}" "$KSERIES_REPO/scripts/lib.sh" "$KSERIES_REPO"/scripts/lib/*.sh | hash_files
 	ktree_git rev-parse HEAD:include HEAD:drivers/gpu/drm/amd/include/asic_reg
 } | sha256sum | cut -c1-16)
 for p in $listed; do
