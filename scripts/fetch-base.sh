@@ -14,7 +14,7 @@
 # instead (the base's objects are copied from it, nothing in it is
 # written).  It is the base (same tree id), or a tree that can stand in
 # for it: one where every file the series touches is the base's, blob for
-# blob, and no file it creates exists (lib.sh: base_differs), e.g. your
+# blob, and no file it creates exists (scripts/lib/git.sh: base_differs), e.g. your
 # own linux.git at the upstream tag (BASE_UPSTREAM_TAG) once the pinned
 # Debian version has left the archive.  Such a base is its own commit
 # (not BASE_COMMIT); the patches, their export and the checks of the
@@ -22,7 +22,7 @@
 # Debian's.
 #
 # A work tree at another base is replaced only when the workbench owns it
-# (scripts/lib.sh: owned_dir) and either KSERIES_DISPOSABLE=1 (the CI tree
+# (scripts/lib/git.sh: owned_dir) and either KSERIES_DISPOSABLE=1 (the CI tree
 # of scripts/test.sh) or KSERIES_FORCE=1 (the developer says so).
 . "$(dirname "$0")/lib.sh"
 

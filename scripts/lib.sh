@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared definitions of the workbench scripts.  Source it, do not run it.
-# Here: the environment, paths, messages and base.conf; the rest is in
-# scripts/lib/ by concern (series, apt, git, build, review).
+# Here: the environment, paths, messages, stage timing and base.conf; the
+# rest is in scripts/lib/ by concern (series, apt, git, build, review).
 #
 # Everything the scripts create lives outside the repository, under
 # $KSERIES_CACHE (default ~/.cache/kseries), and carries an ownership

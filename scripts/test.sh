@@ -38,7 +38,7 @@ unset KSERIES_IMPORT_FROM KSERIES_FORCE KSERIES_EXTRA_CONFIG KSERIES_VM_CMDLINE 
 	KSERIES_GIT_NAME KSERIES_GIT_EMAIL
 . "$(dirname "$0")/lib.sh"
 
-# The machine's one build slot, for the whole run (scripts/lib.sh:
+# The machine's one build slot, for the whole run (scripts/lib/build.sh:
 # hold_build_lock); a build started meanwhile waits for it.
 hold_build_lock
 check_free_space
@@ -83,7 +83,7 @@ summary() {
 }
 
 # Each stage's time limit in seconds, well above a cold run's on two
-# cores: a stage that hangs is killed (scripts/lib.sh: bounded), named,
+# cores: a stage that hangs is killed (scripts/lib/build.sh: bounded), named,
 # and the run goes on.
 stage_limit() {
 	case $1 in

@@ -659,6 +659,11 @@ class Checker:
                                 self.error(f'{dname}: runs {prog}, which is not a program of {col} in the tree')
                             if col:
                                 direct.append((dname, col, prog, step))
+                elif path.endswith('lava/testdefs/kfd-kselftest.yaml') and path != OUR_KSELFTEST:
+                    self.error(f'{dname}: path {path} is not where the repository has the test definition '
+                               f'({OUR_KSELFTEST}): the lab would find nothing there')
+                elif path == OUR_KSELFTEST and not self.our_testdef_ok(dname):
+                    pass
                 elif path.endswith(LINARO_KSELFTEST) or path == OUR_KSELFTEST:
                     if path == OUR_KSELFTEST:
                         cols, tests = [str(params.get('COLLECTION') or KFD_COLLECTION)], []
@@ -719,6 +724,25 @@ class Checker:
                 self.error(f'{base}: a job that may reset the GPU has no failure_retry (a retry would hang '
                            'the GPU again)')
             self.facts.setdefault('lava_opt_in', []).append(f'{base}: {test}')
+
+    def our_testdef_ok(self, dname):
+        """OUR_KSELFTEST is in the repository, with the scripts its run
+        steps call by ./PATH (from the repository's top, as a lab's
+        clone runs them)."""
+        top = os.path.dirname(CI)
+        try:
+            with open(os.path.join(top, OUR_KSELFTEST), encoding='utf-8') as f:
+                d = yaml.safe_load(f) or {}
+        except OSError:
+            self.error(f'{dname}: the repository has no {OUR_KSELFTEST}')
+            return False
+        ok = True
+        for step in (d.get('run') or {}).get('steps') or []:
+            for script in re.findall(r'(?:^|\s)\./([^\s;&|]+)', str(step)):
+                if not os.path.isfile(os.path.join(top, script)):
+                    self.error(f'{dname}: {OUR_KSELFTEST} runs ./{script}, which the repository does not have')
+                    ok = False
+        return ok
 
     def collection_of(self, prog, step):
         """The collection of a program run by path in a shell step: one
@@ -825,6 +849,9 @@ KCQ_JOB = ("      test_method: kselftest-program\n      boot_commands: nfs\n"
 # labs/config/NAME.config, lava/NAME.yaml (labs/lava/jobs/); the first "old"
 # in the file is replaced.
 BROKEN = [
+    ('LAVA: our test definition named at a path the repository does not have',
+     [('lava/qemu-x86_64-kfd-kselftest.yaml', 'path: labs/lava/testdefs/', 'path: ci/lava/testdefs/')],
+     'is not where the repository has the test definition'),
     ('scheduler names an undefined job',
      [('config', '  - job: kselftest-kfd\n', '  - job: kselftest-kfd-undefined\n')], 'is not defined in jobs'),
     ('grunt among the platforms',

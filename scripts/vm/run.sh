@@ -188,7 +188,7 @@ printf 'vm: %s\nvm: cmdline: %s\nvm: timeout: %ss (boot %ss, plan steps %ss)\n' 
 # false "wild-memory-access in rcu_is_watching" (base v7.3.4, seen here
 # once in many boots).  The series does not touch x86 paging.
 # The VM holds the build slot; QEMU is killed with this script (Ctrl-C,
-# a closed terminal, SIGKILL), never left running (scripts/lib.sh: bounded).
+# a closed terminal, SIGKILL), never left running (scripts/lib/build.sh: bounded).
 # KSERIES_VM_ACCEL=kvm where KVM works: KVM if it opens, else TCG.
 case ${KSERIES_VM_ACCEL:-tcg} in
 tcg) accel="-accel tcg,thread=multi" ;;
