@@ -30,7 +30,19 @@ else
 fi
 bash "$KSERIES_REPO/scripts/check-upstream.sh"
 
-# A stand-in base, made from the base's objects without a checkout.
+# A stand-in base, made from the base's objects without a checkout.  Its
+# verdict depends on the base, the patches and the workbench: cached on
+# them.
+key=$KSERIES_CACHE/results/stand-in/$( {
+	ktree_git rev-parse "$KSERIES_BASE_TAG"
+	find "$KSERIES_PATCHES" -name '*.patch' | LC_ALL=C sort | xargs cat
+	cat "$KSERIES_SERIES"
+	workbench_hash
+} | sha256sum | cut -c1-16)
+if verdict=$(cache_get "$key"); then
+	printf '%s (cached: same base, patches and workbench)\n' "$verdict"
+	exit 0
+fi
 # (KSERIES_IMPORT_FROM must be outside $KSERIES_CACHE: in $TMPDIR.)
 t=$(scratch_dir stand-in) || exit 1
 u=$(mktemp -d) || exit 1
@@ -62,5 +74,7 @@ elif env KSERIES_WORKTREE="$t/bad-linux" KSERIES_REVIEW="$t/review" KSERIES_IMPO
 	! grep -qF "$touched" "$t/bad.log"; then
 	result FAIL apply:stand-in-base "a tree with $touched changed was not refused, or the refusal does not name it: $(tail -n 3 "$t/bad.log" | tr '\n' ' ')"
 else
-	result PASS apply:stand-in-base "on a stand-in for the base (another tree, the series' files the same): $out; one with $touched changed is refused"
+	line=$(result PASS apply:stand-in-base "on a stand-in for the base (another tree, the series' files the same): $out; one with $touched changed is refused")
+	printf '%s\n' "$line"
+	mkdir -p "$(dirname "$key")" && cache_put "$key" <<<"$line"
 fi
