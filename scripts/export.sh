@@ -57,8 +57,7 @@ xgit init -q "$tmp/repo"
 # length grows with the objects the repository (and its alternates) holds,
 # so that a developer's tree and a fresh one wrote different patches.
 xgit -C "$tmp/repo" config core.abbrev 12
-printf '%s\n' "$(ktree_git rev-parse --path-format=absolute --git-common-dir)/objects" \
-	>"$tmp/repo/.git/objects/info/alternates"
+borrow_objects "$tmp/repo"
 sgit() { xgit -C "$tmp/repo" "$@"; }
 
 # Sort the commits into postings, in order.

@@ -106,9 +106,7 @@ import_from_tree() {
 # A base that stands in for BASE_COMMIT: its own commit of TREE, saying so.
 equivalent_base_commit() {
 	local tree=$1 from=$2 commit
-	commit=$(KSERIES_GIT_NAME="$KSERIES_BASE_NAME" KSERIES_GIT_EMAIL="$KSERIES_BASE_EMAIL" \
-		GIT_AUTHOR_DATE="$BASE_DATE" GIT_COMMITTER_DATE="$BASE_DATE" \
-		ktree_git commit-tree "$tree" -m "Base for the series: $from" \
+	commit=$(base_commit_tree "$tree" "$BASE_DATE" -m "Base for the series: $from" \
 		-m "Not $BASE_PACKAGE $BASE_VERSION (commit $BASE_COMMIT): the files the series touches are that base's, blob for blob.") ||
 		die "git commit-tree failed"
 	ktree_git tag -f "$KSERIES_BASE_TAG" "$commit" >/dev/null
@@ -157,8 +155,7 @@ if [ -n "${src:-}" ]; then
 	# Borrow the objects to make the base commit, then copy what it needs
 	# (one pack of the base tree) and stop borrowing: the work tree must
 	# not break when the source is pruned, moved or deleted.
-	printf '%s\n' "$(git -C "$src" rev-parse --path-format=absolute --git-common-dir)/objects" \
-		>"$KSERIES_WORKTREE/.git/objects/info/alternates"
+	borrow_objects "$KSERIES_WORKTREE" "$src"
 	tree=$(git -C "$src" rev-parse 'HEAD^{tree}')
 	if [ "$tree" = "$BASE_TREE" ]; then
 		commit=$(commit_base "$BASE_TREE") || exit 1

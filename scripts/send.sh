@@ -21,8 +21,8 @@
 # patch someone else wrote keeps its author) and the committer of all;
 # the placeholder's Signed-off-by goes and yours comes last.  Reviewed-by,
 # Acked-by and Tested-by that "b4 trailers -u" added on b4/<posting> stay
-# when the branch is made again from patches/ (matched by subject, so a
-# second posting keeps them).  The script refuses to write sendable
+# when the branch is made again from patches/ (matched by subject and
+# patch id, so a second posting keeps them for the unchanged patches).  The script refuses to write sendable
 # mail when there is no identity or it is a placeholder (the committed
 # patches' author, or an address at .invalid/.example/.test/localhost or
 # a noreply address).  The committed patches stay as they are.  b4 keeps
@@ -69,6 +69,9 @@ command -v b4 >/dev/null || die "b4 is not installed (scripts/deps.sh)"
 out=$KSERIES_RUN/outgoing
 base=$(ktree_git rev-parse "$KSERIES_BASE_TAG") || die "no $KSERIES_BASE_TAG in $KSERIES_WORKTREE (scripts/apply.sh)"
 
+# The address of IDENT ("Name <email>").
+email_of() { sed -n 's/.*<\(.*\)>.*/\1/p' <<<"$1"; }
+
 # The author of the committed patches: the project's identity.
 project_ident() {
 	printf '%s\n' "$KSERIES_PROJECT_IDENT"
@@ -77,7 +80,7 @@ project_ident() {
 # Why IDENT ("Name <email>") cannot send, or nothing.
 unsendable() {
 	local ident=$1 email
-	email=$(sed -n 's/.*<\(.*\)>.*/\1/p' <<<"$ident")
+	email=$(email_of "$ident")
 	if [ -z "$email" ] || [ -z "${ident%%<*}" ] || [ "${ident%% <*}" = "" ]; then
 		echo "no sender identity: set user.name and user.email in your git configuration"
 	elif [ "$ident" = "$(project_ident)" ]; then
@@ -113,8 +116,8 @@ commit_tree_as() {
 	local author=$1 date=$2
 	shift 2
 	GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
-		GIT_AUTHOR_NAME=${author% <*} GIT_AUTHOR_EMAIL=$(sed -n 's/.*<\(.*\)>.*/\1/p' <<<"$author") \
-		GIT_COMMITTER_NAME=${SENDER% <*} GIT_COMMITTER_EMAIL=$(sed -n 's/.*<\(.*\)>.*/\1/p' <<<"$SENDER") \
+		GIT_AUTHOR_NAME=${author% <*} GIT_AUTHOR_EMAIL=$(email_of "$author") \
+		GIT_COMMITTER_NAME=${SENDER% <*} GIT_COMMITTER_EMAIL=$(email_of "$SENDER") \
 		GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
 		git -C "$KSERIES_WORKTREE" commit-tree "$@"
 }
@@ -204,7 +207,7 @@ b4_in() {
 	shift
 	# b4 writes From: from user.*: the sender chosen above, whatever else
 	# the configuration says.
-	kv+=("user.name=${SENDER% <*}" "user.email=$(sed -n 's/.*<\(.*\)>.*/\1/p' <<<"$SENDER")")
+	kv+=("user.name=${SENDER% <*}" "user.email=$(email_of "$SENDER")")
 	# GIT_CONFIG_PARAMETERS holds shell-quoted items: a ' in a value
 	# (O'Brien) is written '\''.
 	(cd "$wt" && GIT_CONFIG_PARAMETERS="$(printf "'%s' " "${kv[@]//\'/\'\\\'\'}")" b4 "$@")
@@ -387,8 +390,8 @@ for posting in "${postings[@]}"; do
 	want=$(ktree_git rev-parse -q --verify "$B4_PREFIX/$posting^{tree}")
 	if got=$(AM_OPTS=--no-3way am_on "$base" "$tmp/$posting.am.log" "$tmp/$posting.patches.mbox") &&
 		[ "$(ktree_git rev-parse "$got^{tree}")" = "$want" ]; then
-		# Whose patches git am made them: the sender's, every one.
-		# The sender for the placeholder's patches, the others' own.
+		# Whose patches git am made them: the sender for the
+		# placeholder's patches, the others' own.
 		authors=$(ktree_git log --format='%an <%ae>' "$base..$got" | sort | uniq -c | sed 's/^ *//' | paste -sd, -)
 		want_authors=$(posting_patches "$posting" | while read -r f; do
 			a=$(patch_author "$KSERIES_PATCHES/$f")

@@ -145,7 +145,7 @@ for script in "$STAGES"/[0-9]*.sh; do
 	fi
 	# A disk that filled up may have lost result lines (FAILs too): the
 	# run fails whatever the counts say.
-	if [ "$(df -P -BM "$KSERIES_CACHE" | awk 'NR == 2 { print $4 + 0 }')" -lt 200 ]; then
+	if [ "$(free_mb)" -lt 200 ]; then
 		printf 'error: the disk of %s is full after stage %s: results may be lost\n' "$KSERIES_CACHE" "$name" >&2
 		failed=1
 	fi

@@ -169,13 +169,15 @@ hash_files() {
 # Verdict caches ($KSERIES_CACHE/results/): a file is a verdict only when
 # it was written in full, so a full disk cannot leave an empty or cut file
 # that reads as "clean".  cache_put FILE: stdin and an end line into a
-# temporary file, read back, then renamed to FILE; on any failure nothing
+# temporary file (in FILE's directory, made if need be), read back, then
+# renamed to FILE; on any failure nothing
 # is cached (status 1).  cache_get FILE: the verdict, without the end
 # line; status 1 when there is none (a file without its end line is
 # removed).
 KSERIES_CACHE_END='# kseries: the verdict ends here'
 cache_put() {
 	local data tmp=$1.$$.tmp
+	mkdir -p "$(dirname "$1")" 2>/dev/null
 	data=$(
 		cat
 		printf x
@@ -198,10 +200,14 @@ cache_get() {
 
 # Refuse to start on a disk that cannot hold a run (a cold one fills about
 # 9 GB: the trees, build directories and ccache), warn when it is tight.
+# The MB free on the file system of $KSERIES_CACHE.
+free_mb() {
+	df -P -BM "$KSERIES_CACHE" | awk 'NR == 2 { print $4 + 0 }'
+}
 check_free_space() {
 	local mb
 	mkdir -p "$KSERIES_CACHE"
-	mb=$(df -P -BM "$KSERIES_CACHE" | awk 'NR == 2 { print $4 + 0 }')
+	mb=$(free_mb)
 	[ -n "$mb" ] || return 0
 	[ "$mb" -ge 3072 ] || die "only ${mb} MB free for $KSERIES_CACHE: a run needs several GB (a cold one about 9 GB)"
 	[ "$mb" -ge 10240 ] || printf 'kseries: only %s MB free for %s; a cold run fills about 9 GB\n' "$mb" "$KSERIES_CACHE" >&2

@@ -125,6 +125,13 @@ base_differs() {
 	done < <(base_blobs)
 }
 
+# Let the repository at DIR borrow the objects of the repository at FROM
+# (default: the work tree's), through its alternates file.
+borrow_objects() {
+	printf '%s\n' "$(git -C "${2:-$KSERIES_WORKTREE}" rev-parse --path-format=absolute --git-common-dir)/objects" \
+		>"$1/.git/objects/info/alternates"
+}
+
 # git am of mbox/patch files on REV in a scratch repository of its own
 # (its configuration is empty, whatever the work tree's repository says),
 # borrowing the work tree's objects, with only the paths the files touch
@@ -141,8 +148,7 @@ am_on() {
 	wt=$(scratch_dir am) || return 1
 	{
 		xgit init -q "$wt/repo" &&
-			printf '%s\n' "$(ktree_git rev-parse --path-format=absolute --git-common-dir)/objects" \
-				>"$wt/repo/.git/objects/info/alternates" &&
+			borrow_objects "$wt/repo" &&
 			patch_paths "$@" | xgit -C "$wt/repo" sparse-checkout set --no-cone --stdin &&
 			xgit -C "$wt/repo" checkout -q --detach "$rev"
 	} >"$log" 2>&1 || { rm -rf "$wt"; return 1; }

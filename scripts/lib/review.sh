@@ -99,10 +99,18 @@ pack_loose_objects() {
 # metadata, so that its id is the same on every machine (xgit takes the
 # identity from KSERIES_GIT_*, never from GIT_AUTHOR_*).
 base_import_commit() {
-	KSERIES_GIT_NAME="$KSERIES_BASE_NAME" KSERIES_GIT_EMAIL="$KSERIES_BASE_EMAIL" \
-		GIT_AUTHOR_DATE="$5" GIT_COMMITTER_DATE="$5" \
-		ktree_git commit-tree "$1" -m "Import $BASE_PACKAGE $2" \
+	base_commit_tree "$1" "$5" -m "Import $BASE_PACKAGE $2" \
 		-m "Linux $3 as shipped in Debian's $BASE_PACKAGE $2 ($BASE_SUITE), $BASE_TARBALL, sha256 $4."
+}
+
+# base_commit_tree TREE DATE COMMIT-TREE-ARGS...: a parentless commit of
+# TREE by the base's fixed identity at DATE (the import, or a stand-in).
+base_commit_tree() {
+	local tree=$1 date=$2
+	shift 2
+	KSERIES_GIT_NAME="$KSERIES_BASE_NAME" KSERIES_GIT_EMAIL="$KSERIES_BASE_EMAIL" \
+		GIT_AUTHOR_DATE="$date" GIT_COMMITTER_DATE="$date" \
+		ktree_git commit-tree "$tree" "$@"
 }
 
 # Files a commit touches (added, modified or renamed; not deleted).

@@ -50,7 +50,7 @@ trap 'rm -rf "$t" "$u"' EXIT
 standin() {
 	local dir=$1 change=$2 blob tree
 	xgit init -q "$dir" &&
-		printf '%s\n' "$(ktree_git rev-parse --path-format=absolute --git-common-dir)/objects" >"$dir/.git/objects/info/alternates" &&
+		borrow_objects "$dir" &&
 		GIT_INDEX_FILE=$dir/.git/index xgit -C "$dir" read-tree "$(ktree_git rev-parse "$KSERIES_BASE_TAG")" &&
 		blob=$(printf 'not the base\n' | xgit -C "$dir" hash-object -w --stdin) &&
 		GIT_INDEX_FILE=$dir/.git/index xgit -C "$dir" update-index --cacheinfo "100644,$blob,$change" &&
@@ -76,5 +76,5 @@ elif env KSERIES_WORKTREE="$t/bad-linux" KSERIES_REVIEW="$t/review" KSERIES_IMPO
 else
 	line=$(result PASS apply:stand-in-base "on a stand-in for the base (another tree, the series' files the same): $out; one with $touched changed is refused")
 	printf '%s\n' "$line"
-	mkdir -p "$(dirname "$key")" && cache_put "$key" <<<"$line"
+	cache_put "$key" <<<"$line"
 fi

@@ -38,7 +38,7 @@ why=$(awk -F'\t' '$2 == "vm:boot" { print $3 }' "$hung/results")
 if [[ $why == "QEMU stopped: no KSERIES-BOOT"* ]] && [ "$took" -le $((boot_s + 60)) ]; then
 	line=$(result PASS vm:watchdog:hung-boot "a guest whose init never starts ended after ${took}s: ${why:0:160}")
 	printf '%s\n' "$line"
-	mkdir -p "$(dirname "$key")" && cache_put "$key" <<<"$line"
+	cache_put "$key" <<<"$line"
 else
 	result FAIL vm:watchdog:hung-boot "a guest whose init never starts ended after ${took}s (boot timeout ${boot_s}s), vm:boot said: ${why:-nothing}; see $hung"
 fi
