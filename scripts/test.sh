@@ -57,6 +57,9 @@ T0=$(date +%s)
 stage_name() { basename "$1" .sh | sed 's/^[0-9]*-//'; }
 
 want=("$@")
+# The stages of this run, for a stage that leaves work to another (vm: to
+# lava, lib: lava_runs).
+export KSERIES_STAGES="${*:-all}"
 selected() {
 	[ ${#want[@]} -eq 0 ] && return 0
 	local w

@@ -216,5 +216,30 @@ check_free_space() {
 # sha256 of the workbench itself (every script and config file), part of
 # every verdict cache key: a change to how a check is made is a new check.
 workbench_hash() {
-	find "$KSERIES_REPO/scripts" -type f | LC_ALL=C sort | hash_files
+	{
+		find "$KSERIES_REPO/scripts" -type f
+		ls "$KSERIES_REPO"/*/vm.plan "$KSERIES_REPO"/*/*.config
+	} | LC_ALL=C sort | hash_files
+}
+
+# The test VM's plan (its format: scripts/vm/run.sh): the vm.plan of each
+# part folder, in this order (amdgpu is loaded before the KFD kselftests).
+vm_plan() {
+	local part
+	for part in drivers-gpu-drm-amd mm tools-testing-selftests; do
+		cat "$KSERIES_REPO/$part/vm.plan" || return
+	done
+}
+
+# Whether this test.sh run's lava stage boots the local LAVA job: it is
+# one of the run's stages, LAVA's dispatcher is installed and lava-run can
+# run as root.  The vm stage then leaves that job's steps to it (vm.plan's
+# "lava" lines): each test runs once.
+lava_runs() {
+	case " ${KSERIES_STAGES:-} " in
+	*" all "* | *" lava "*) ;;
+	*) return 1 ;;
+	esac
+	dpkg-query -W -f='${Status}' lava-dispatcher 2>/dev/null | grep -q 'install ok installed' &&
+		{ [ "$(id -u)" -eq 0 ] || sudo -n true 2>/dev/null; }
 }

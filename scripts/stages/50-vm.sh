@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Stage vm: one boot of the test VM running scripts/vm/plan; every KUnit
-# case and kselftest case is a result, and so is every kernel splat
-# (scripts/vm/run.sh).  Then the VM's watchdog on a guest that hangs:
+# Stage vm: one boot of the test VM running the plan (*/vm.plan); every
+# KUnit case and kselftest case is a result, and so is every kernel splat
+# (scripts/vm/run.sh).  The steps the local LAVA job runs are left to the
+# lava stage when it runs them (lib: lava_runs).  Then the VM's watchdog
+# on a guest that hangs:
 #   vm:watchdog:hung-boot  the same kernel and initramfs, whose init never
 #                          starts (rdinit is busybox sleeping): QEMU is
 #                          stopped at the boot timeout and the run fails
 #                          saying why
 . "$(dirname "$0")/../lib.sh"
 
-bash "$KSERIES_REPO/scripts/vm/run.sh" || exit
+lava=0
+! lava_runs || lava=1
+KSERIES_VM_LAVA=$lava bash "$KSERIES_REPO/scripts/vm/run.sh" || exit
 
 # The watchdog's verdict depends on the kernel, the busybox the guest
 # starts instead of init, and the workbench only (the rest of the

@@ -187,8 +187,8 @@ check_at() {
 		d=${f#tools/testing/selftests/}
 		d=${d%/*}
 		t=$(basename "${f%.c}")
-		awk -v d="$d" -v t="$t" '$1 == "files" && $2 == d { for (i = 3; i <= NF; i++) if ($i == t) f = 1 } END { exit !f }' \
-			"$KSERIES_REPO/scripts/vm/plan" || continue
+		vm_plan | awk -v d="$d" -v t="$t" '$1 == "files" && $2 == d { for (i = 3; i <= NF; i++) if ($i == t) f = 1 } END { exit !f }' ||
+			continue
 		rm -rf "$L/kst"
 		mkdir -p "$L/kst"
 		kselftest_make "$REVIEW_TREE" "$d" "$L/kst" "$t" >>"$log" 2>&1 || {

@@ -8,12 +8,10 @@
 #                           (lava-server's, scripts/lava/templates.sh)
 #   lava:schema:device:DEV  the QEMU device dictionary passes the device
 #                           schema
-#   lava:kernelci:validate  labs/kernelci/ is what kernelci-pipeline needs
-#                           (labs/kernelci/validate.py), and the validator
-#                           rejects broken copies of it (not whether
-#                           kernelci-pipeline's platform rules let the
-#                           jobs run: they need a change upstream,
-#                           labs/README.md)
+#   lava:kernelci:validate  what is ours in labs/kernelci/kfd.yaml
+#                           (labs/kernelci/validate.py): names resolve,
+#                           collections and programs in the tree, the
+#                           fragments generated; broken copies rejected
 #   lava:SUITE:...          the local QEMU job run with lava-run (LAVA's
 #                           dispatcher, TCG) on the test kernel of
 #                           $KSERIES_BUILD: every test case LAVA recorded,
@@ -116,7 +114,7 @@ if msg=$("$PY" "$LABS/kernelci/validate.py" --tree "$KSERIES_WORKTREE" --self-te
 	result PASS lava:kernelci:validate "$(tail -n 1 <<<"$msg")"
 else
 	printf '%s\n' "$msg" >&2
-	result FAIL lava:kernelci:validate "$(grep -m 3 -E '^(error|self-test)' <<<"$msg" | tr '\n' ' ')"
+	result FAIL lava:kernelci:validate "$(grep -m 3 '^error' <<<"$msg" | tr '\n' ' ')"
 fi
 
 # --- the local QEMU job
@@ -174,9 +172,10 @@ case $rc in
 esac
 grep -E '"lvl": "(error|exception)"' "$out/lava.log" | cut -c1-400 >&2
 
-# The programs the job was to run: the collection's list in the kselftest
-# tree the job deployed.
-progs=$(tar -xzOf "$work/srv/kselftest.tar.gz" ./kselftest-list.txt | cut -d: -f2)
+# The programs the job was to run: its collection's in the list of the
+# kselftest tree it booted.
+collection=$(sed -n 's/^  kselftest.collection: //p' "$JOB")
+progs=$(grep "^$collection:" "$work/srv/kselftest-list.txt" | cut -d: -f2)
 # shellcheck disable=SC2086
 "$PY" "$LAVA/results.py" "$out/lava.log" "$out" $progs ||
 	result FAIL lava:results "scripts/lava/results.py crashed (status $?)"

@@ -109,6 +109,30 @@ def leaves(test, prefix):
         yield from leaves(sub, f'{prefix}.{name}' if prefix else name)
 
 
+RUNNER_HDR = re.compile(r'^# selftests: \S+: (\S+)$')
+RUNNER_RES = re.compile(r'^((?:not )?ok \d+) selftests: \S+: (\S+)(.*)$')
+
+
+def unnest(lines):
+    """run_kselftest.sh's output as KTAP: each program's own TAP, which the
+    runner prints prefixed with "# ", becomes a subtest (indented) named
+    after the program."""
+    out, inner = [], False
+    for line in lines:
+        if RUNNER_HDR.match(line):
+            inner = True
+            continue
+        m = RUNNER_RES.match(line)
+        if m:
+            inner = False
+            out.append(f'{m[1]} {m[2]}{m[3]}')
+        elif inner and (line.startswith('# ') or line == '#'):
+            out.append('    ' + line[2:])
+        else:
+            out.append(line)
+    return out
+
+
 def tap_chunks(lines):
     """Split a block into its (K)TAP documents (one per KUnit suite)."""
     chunk = []
@@ -124,7 +148,7 @@ def tap_chunks(lines):
 
 def parse_block(kparser, printer, kind, name, lines, rc):
     cases = []
-    for chunk in tap_chunks(lines):
+    for chunk in tap_chunks(unnest(lines) if kind == 'kselftest' else lines):
         if not any(re.match(r'^\s*K?TAP version', l) for l in chunk):
             continue
         test = kparser.parse_run_tests(chunk, printer)
@@ -149,7 +173,7 @@ def main():
 
     plan = read_plan(plan_path)
     for prog, test, reason in read_excluded(plan_path):
-        out('SKIP', f'kselftest:{prog}:{test}', f'not run (scripts/vm/plan): {reason}')
+        out('SKIP', f'kselftest:{prog}:{test}', f'not run (vm.plan): {reason}')
     blocks, done = read_blocks(results_path)
 
     for kind, name, timeout in plan:
@@ -162,7 +186,7 @@ def main():
         if rc is None:
             out('FAIL', f'{kind}:{name}', 'did not finish (the VM stopped in it)')
         elif rc == 124:
-            out('FAIL', f'{kind}:{name}', f'timed out after {timeout}s (scripts/vm/plan): {tail}')
+            out('FAIL', f'{kind}:{name}', f'timed out after {timeout}s (vm.plan): {tail}')
         if kind == 'run':
             if rc is not None and rc != 124:
                 out('PASS' if rc == 0 else 'FAIL', f'run:{name}',

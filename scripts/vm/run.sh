@@ -1,12 +1,40 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The test VM, all of it: build the initramfs for the plan
-# (scripts/vm/plan), boot the kernel of $KSERIES_BUILD in QEMU, and turn
-# what came back into result lines (STATUS<TAB>NAME<TAB>DETAIL) on stdout.
+# The test VM, all of it: build the initramfs for the plan, boot the
+# kernel of $KSERIES_BUILD in QEMU, and turn what came back into result
+# lines (STATUS<TAB>NAME<TAB>DETAIL) on stdout.
+#
+#   run.sh               all of it
+#   run.sh --initramfs   only $KSERIES_RUN/initramfs.cpio (what the LAVA
+#                        job boots too: scripts/lava/artifacts.sh)
+#
+# The plan: the vm.plan of each part folder (lib: vm_plan), what the
+# guest (scripts/vm/init) runs, in this order.  Every step has a timeout;
+# the VM's own timeout is their sum plus the boot.
+#   cmdline ARGS...                    kernel command line arguments
+#   files DIR FILE...                  kselftest files the initramfs carries
+#                                      (built by DIR's Makefile, or copied)
+#   run NAME TIMEOUT CMD...            a setup step: fails if CMD fails
+#   kunit NAME TIMEOUT MODULE [ARG...] load MODULE, report its KUnit suites
+#   kselftest NAME TIMEOUT DIR CMD...  run CMD in /kselftest/DIR, report its
+#                                      (K)TAP
+#   exclude DIR PROG TEST REASON...    the kselftest harness program PROG of
+#                                      DIR does not run TEST (-T TEST); each
+#                                      is reported as a SKIP with REASON
+#   lava NAME                          step NAME is the local LAVA job's too:
+#                                      left out when KSERIES_VM_LAVA=1 (the
+#                                      lava stage runs it), so that each
+#                                      test runs once
+# TIMEOUT is in seconds, or "settings": the timeout= of DIR's settings
+# file (tools/testing/selftests/DIR/settings), else kselftest's default
+# of 45 s, as tools/testing/selftests/kselftest/runner.sh does.
 #
 #   initramfs  Debian's busybox and bash, the modules of $KSERIES_BUILD,
 #              the plan's kselftest files (built statically against the
-#              tree's UAPI headers) and the plan itself, timeouts resolved
+#              tree's UAPI headers) laid out as an installed kselftest
+#              tree (run_kselftest.sh, kselftest/, kselftest-list.txt),
+#              /usr/bin/timeout (scripts/vm/timeout) and the plan itself,
+#              timeouts resolved
 #   boot       QEMU, TCG: KVM hangs after SeaBIOS on these machines.  The
 #              kernel console goes to console.log, the results (second
 #              serial port) to results.log, both in $KSERIES_RUN
@@ -26,7 +54,6 @@
 . "$(dirname "$0")/../lib.sh"
 
 VM=$KSERIES_REPO/scripts/vm
-PLAN=$VM/plan
 root=$KSERIES_RUN/initramfs
 kst=$KSERIES_BUILD/kselftest
 kernel=$KSERIES_BUILD/arch/x86/boot/bzImage
@@ -42,7 +69,7 @@ kver=$(cat "$KSERIES_BUILD/include/config/kernel.release" 2>/dev/null) || {
 }
 
 # The plan's lines without comments.
-plan_lines() { grep -v -E '^[[:space:]]*(#|$)' "$PLAN"; }
+plan_lines() { vm_plan | grep -v -E '^[[:space:]]*(#|$)'; }
 
 # The timeout of a kselftest directory, as kselftest's runner reads it
 # (timeout= of its settings file, else 45 s).
@@ -56,10 +83,15 @@ settings_timeout() {
 # seconds, each a positive number (kselftest's timeout=0, "no limit",
 # cannot bound a step of the VM).
 resolve_plan() {
-	local kind name t dir rest
+	local kind name t dir rest lava
+	lava=$(plan_lines | awk '$1 == "lava" { print $2 }')
 	plan_lines | while read -r kind name t rest; do
+		if [ "${KSERIES_VM_LAVA:-0}" = 1 ] && [ "$kind" != lava ] && grep -qxF "$name" <<<"$lava"; then
+			printf 'vm: step %s %s left out: the lava stage runs it\n' "$kind" "$name" >&2
+			continue
+		fi
 		case $kind in
-		cmdline | files) continue ;;
+		cmdline | files | lava) continue ;;
 		exclude)
 			# Passed on (the guest ignores it) for results.py to report.
 			printf '%s %s %s %s\n' "$kind" "$name" "$t" "$rest"
@@ -70,35 +102,51 @@ resolve_plan() {
 			dir=${rest%% *}
 			[ "$t" != settings ] || t=$(settings_timeout "$dir")
 			;;
-		*) die "scripts/vm/plan: unknown step \"$kind\"" ;;
+		*) die "vm.plan: unknown step \"$kind\"" ;;
 		esac
 		[[ $t =~ ^[1-9][0-9]*$ ]] ||
-			die "scripts/vm/plan: step $kind $name: timeout \"$t\" is not a number of seconds (\"settings\" only for kselftest steps; settings' timeout=0 cannot bound a VM step)"
+			die "vm.plan: step $kind $name: timeout \"$t\" is not a number of seconds (\"settings\" only for kselftest steps; settings' timeout=0 cannot bound a VM step)"
 		printf '%s %s %s %s\n' "$kind" "$name" "$t" "$rest"
 	done
 }
 
-# Kselftest files: built by their directory's Makefile, or copied.
+# Kselftest files: built by their directory's Makefile, or copied; laid
+# out as the selftests' "install" target does: run_kselftest.sh, the
+# runner's kselftest/, each directory's settings and config, and
+# kselftest-list.txt (what each directory's run_tests would run: its
+# emit_tests, of the programs carried).
 build_kselftests() {
-	local kind dir f
+	local kind dir f list sel=$KSERIES_WORKTREE/tools/testing/selftests
 	rm -rf "$kst"
+	mkdir -p "$kst/kselftest"
+	install -m 0755 "$sel/run_kselftest.sh" "$kst/"
+	for f in module.sh runner.sh prefix.pl ktap_helpers.sh ksft.py; do
+		[ ! -f "$sel/kselftest/$f" ] || install -m 0744 "$sel/kselftest/$f" "$kst/kselftest/"
+	done
 	plan_lines | while read -r kind dir files; do
 		[ "$kind" = files ] || continue
 		mkdir -p "$kst/$dir"
 		for f in $files; do
-			if [ -f "$KSERIES_WORKTREE/tools/testing/selftests/$dir/$f" ]; then
-				cp "$KSERIES_WORKTREE/tools/testing/selftests/$dir/$f" "$kst/$dir/$f"
+			if [ -f "$sel/$dir/$f" ]; then
+				cp "$sel/$dir/$f" "$kst/$dir/$f"
 			else
 				kselftest_make "$KSERIES_WORKTREE" "$dir" "$kst/$dir" "$f" LDFLAGS=-static ||
 					die "building kselftest $dir/$f failed"
 			fi
 		done
+		for f in settings config; do
+			[ ! -f "$sel/$dir/$f" ] || cp "$sel/$dir/$f" "$kst/$dir/"
+		done
+		list=$(make -s -C "$sel/$dir" emit_tests COLLECTION="$dir") || die "make emit_tests in $dir failed"
+		while IFS=: read -r _ f; do
+			[ ! -e "$kst/$dir/$f" ] || printf '%s:%s\n' "$dir" "$f"
+		done <<<"$list" >>"$kst/kselftest-list.txt"
 	done
 	# Excluded tests: the program becomes PROG.real behind a wrapper that
 	# passes the kselftest harness one -T TEST per exclusion.
 	plan_lines | awk '$1 == "exclude" { x[$2 "/" $3] = x[$2 "/" $3] " -T " $4 } END { for (p in x) print p x[p] }' |
 		while read -r prog args; do
-			[ -x "$kst/$prog" ] || die "scripts/vm/plan: exclude: no kselftest program $prog in the plan's files"
+			[ -x "$kst/$prog" ] || die "vm.plan: exclude: no kselftest program $prog in the plan's files"
 			mv "$kst/$prog" "$kst/$prog.real"
 			printf '#!/bin/sh\nexec "$0.real" %s "$@"\n' "$args" >"$kst/$prog"
 			chmod 0755 "$kst/$prog"
@@ -108,10 +156,11 @@ build_kselftests() {
 make_initramfs() {
 	build_kselftests || return 1
 	rm -rf "$root"
-	mkdir -p "$root"/{bin,sbin,etc/kseries,proc,sys,dev,tmp,root,kselftest,lib/modules}
+	mkdir -p "$root"/{bin,sbin,etc/kseries,proc,sys,dev,tmp,root,kselftest,lib/modules,usr/bin,usr/sbin}
 	cp /bin/busybox "$root/bin/busybox"
 	cp /bin/bash-static "$root/bin/bash"
 	install -m 0755 "$VM/init" "$root/init"
+	install -m 0755 "$VM/timeout" "$root/usr/bin/timeout"
 	cp -a "$KSERIES_BUILD/modroot/lib/modules/$kver" "$root/lib/modules/"
 	cp -a "$kst/." "$root/kselftest/"
 	resolve_plan >"$root/etc/kseries/plan" || return 1
@@ -135,6 +184,7 @@ else
 	fi
 	stage_end
 fi
+[ "${1:-}" != --initramfs ] || exit 0
 
 # The VM's budget: the boot plus every step's timeout and the 10 s the
 # guest gives a killed step to die.
