@@ -116,17 +116,22 @@ RUNNER_RES = re.compile(r'^((?:not )?ok \d+) selftests: \S+: (\S+)(.*)$')
 def unnest(lines):
     """run_kselftest.sh's output as KTAP: each program's own TAP, which the
     runner prints prefixed with "# ", becomes a subtest (indented) named
-    after the program."""
-    out, inner = [], False
+    after the program.  A program that passed without printing a TAP
+    plan fails: it reported nothing."""
+    out, inner, plan = [], False, False
     for line in lines:
         if RUNNER_HDR.match(line):
-            inner = True
+            inner, plan = True, False
             continue
         m = RUNNER_RES.match(line)
         if m:
             inner = False
-            out.append(f'{m[1]} {m[2]}{m[3]}')
+            if m[1].startswith('ok') and not plan and '# SKIP' not in m[3].upper():
+                out.append(f'not {m[1]} {m[2]} # exited 0 without a TAP plan')
+            else:
+                out.append(f'{m[1]} {m[2]}{m[3]}')
         elif inner and (line.startswith('# ') or line == '#'):
+            plan = plan or re.match(r'^# 1\.\.\d+', line) is not None
             out.append('    ' + line[2:])
         else:
             out.append(line)
