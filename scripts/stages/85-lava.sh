@@ -8,6 +8,8 @@
 #                           (lava-server's, scripts/lava/templates.sh)
 #   lava:schema:device:DEV  the QEMU device dictionary passes the device
 #                           schema
+#   lava:plan               the job runs the VM plan's "lava" step (the
+#                           vm stage leaves it out when this stage runs)
 #   lava:kernelci:validate  what is ours in labs/kernelci/kfd.yaml
 #                           (labs/kernelci/validate.py): names resolve,
 #                           collections and programs in the tree, the
@@ -106,6 +108,20 @@ if msg=$("$PY" "$SCHEMA" device --path "$types" --path "$(dirname "$DEVICE")" "$
 else
 	printf '%s\n' "$msg" >&2
 	result FAIL "lava:schema:device:$dev" "lava-schema.py device: $(grep -v '^\* ' <<<"$msg" | head -n 3)"
+fi
+
+# --- the job is the VM plan's step that names it (vm.plan "lava NAME"),
+# which the vm stage leaves out when this stage runs: the same command.
+step=$(vm_plan | awk '$1 == "lava" { n = $2 } $1 == "kselftest" { s[$2] = $0 } END { if (n in s) print s[n] }')
+job_cmd=$("$PY" -c 'import sys, yaml
+for a in yaml.safe_load(open(sys.argv[1]))["actions"]:
+    for d in a.get("test", {}).get("definitions", []):
+        p = d.get("parameters", {})
+        print("./run_kselftest.sh -c %s -o %s" % (p.get("COLLECTION"), p.get("TIMEOUT")))' "$JOB")
+if [ -n "$step" ] && [ "$(cut -d' ' -f5- <<<"$step")" = "$job_cmd" ]; then
+	result PASS lava:plan "the job runs the VM plan's step $(cut -d' ' -f2 <<<"$step"): $job_cmd"
+else
+	result FAIL lava:plan "the job runs \"$job_cmd\", the VM plan's lava step is \"${step:-none}\": the vm stage leaves that step to this job"
 fi
 
 # --- kernelci-pipeline fragment
