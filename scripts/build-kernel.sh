@@ -10,12 +10,13 @@
 # The configuration is allnoconfig plus these fragments, merged in this
 # order by the tree's scripts/kconfig/merge_config.sh (a later fragment
 # overrides an earlier one, which merge_config reports):
-#   scripts/vm/kernel.config       what the test VM boots with: lockdep,
-#                                  KASAN, KUnit, ...
 #   the tree's own fragments       the config of each kselftest directory
 #                                  the VM plan runs (DIR/config) and every
 #                                  .kunitconfig the series adds or changes
 #   */kseries.config               what the part folders add to those
+#   scripts/vm/kernel.config       what the test VM boots with: lockdep,
+#                                  KASAN, KUnit, ...; last, so that no
+#                                  fragment turns them off
 #   $KSERIES_EXTRA_CONFIG          a fragment of your own, if set
 # Every requested value must be in the resulting .config: one that
 # Kconfig did not take (a missing dependency) fails the build, naming it.
@@ -27,7 +28,6 @@ config_only=0
 # The fragments, in merge order (paths).
 config_fragments() {
 	local dir f
-	printf '%s\n' "$KSERIES_REPO/scripts/vm/kernel.config"
 	for dir in $(vm_plan | awk '$1 == "files" { print $2 }'); do
 		f=$KSERIES_WORKTREE/tools/testing/selftests/$dir/config
 		[ ! -f "$f" ] || printf '%s\n' "$f"
@@ -35,6 +35,7 @@ config_fragments() {
 	ktree_git diff --name-only --diff-filter=AM "$KSERIES_BASE_TAG" HEAD -- '*.kunitconfig' '*/.kunitconfig' |
 		sort -u | sed "s|^|$KSERIES_WORKTREE/|"
 	ls "$KSERIES_REPO"/*/kseries.config
+	printf '%s\n' "$KSERIES_REPO/scripts/vm/kernel.config"
 	[ -z "${KSERIES_EXTRA_CONFIG:-}" ] || printf '%s\n' "$KSERIES_EXTRA_CONFIG"
 }
 

@@ -32,6 +32,9 @@ export KSERIES_BUILD=$ci_root/build
 export KSERIES_RUN=$ci_root/run
 export KSERIES_REVIEW=$ci_root/review
 export KSERIES_DISPOSABLE=1
+# What the stages run with bounded (QEMU, lava-run) stops when this script
+# is gone, even by SIGKILL (scripts/lib/build.sh: bounded).
+export KSERIES_TOP_PID=$$
 # What would make this run test something else than the checkout's patches/.
 unset KSERIES_IMPORT_FROM KSERIES_FORCE KSERIES_EXTRA_CONFIG KSERIES_VM_CMDLINE KSERIES_VM_TIMEOUT KSERIES_VM_INITRAMFS_FROM \
 	KSERIES_VM_BOOT_TIMEOUT KSERIES_VM_CPUS KSERIES_VM_MEM KSERIES_UPSTREAM_TARBALL \
@@ -50,22 +53,26 @@ RESULTS=$KSERIES_RUN/results.tsv
 export KSERIES_TIMES=$KSERIES_RUN/times
 : >"$RESULTS"
 : >"$KSERIES_TIMES"
-rm -f "$KSERIES_RUN"/logs/*.log
+rm -f "$KSERIES_RUN"/logs/*.log "$KSERIES_RUN"/logs/*.results
 T0=$(date +%s)
 
 # Stage names: the file names without the NN- order prefix.
 stage_name() { basename "$1" .sh | sed 's/^[0-9]*-//'; }
 
 want=("$@")
-# The stages of this run, for a stage that leaves work to another (vm: to
-# lava, lib: lava_runs).
-export KSERIES_STAGES="${*:-all}"
 selected() {
 	[ ${#want[@]} -eq 0 ] && return 0
 	local w
 	for w in "${want[@]}"; do [ "$w" != "$1" ] || return 0; done
 	return 1
 }
+
+# Decided once for the run: whether the lava stage boots the local LAVA
+# job (lib: lava_runs).  The vm stage then leaves that job's step to it,
+# and the lava stage fails if it cannot run it after all.
+KSERIES_LAVA_RUNS=0
+! selected lava || ! lava_runs || KSERIES_LAVA_RUNS=1
+export KSERIES_LAVA_RUNS
 
 summary() {
 	local pass fail skip

@@ -15,6 +15,9 @@
               our jobs, test jobs the event of our kbuild; platforms are
               the AMD Chromebooks of labs/lava/testdefs/kfd-kselftest.yaml,
               and kselftest-kfd runs on all of them
+  LAVA jobs   labs/lava/jobs/: our test definition's path exists; the
+              collections given to kselftest's runner exist in the tree,
+              and no TEST_GEN_PROGS_EXTENDED program is named to it
   kselftests  each collection is a directory of the tree with a Makefile;
               a job of the "kselftest" method (run_kselftest.sh) names no
               TEST_GEN_PROGS_EXTENDED program (it would silently not
@@ -153,6 +156,41 @@ def check(text, tree, configs, testdef):
     return errors
 
 
+def check_lava(jobs, tree):
+    """Our LAVA jobs (name -> text): our test definition's path exists;
+    the collections they give kselftest's runner (COLLECTION,
+    TST_CMDFILES) exist in the tree, and the programs they name to it
+    (TST_CASENAME) are ones it runs, not TEST_GEN_PROGS_EXTENDED."""
+    errors = []
+    for name, text in sorted(jobs.items()):
+        for action in yaml.safe_load(text).get('actions', []):
+            for d in (action.get('test') or {}).get('definitions', []):
+                p = d.get('parameters') or {}
+                if str(d.get('repository', '')).endswith('testdefs.git') and \
+                        not os.path.isfile(os.path.join(REPO, d.get('path', ''))):
+                    errors.append(f'LAVA job {name}: no test definition {d.get("path")} here')
+                for col in str(p.get('COLLECTION', '') or p.get('TST_CMDFILES', '')).split():
+                    mk = os.path.join(tree or '', 'tools/testing/selftests', col, 'Makefile')
+                    if not tree:
+                        continue
+                    if not os.path.isfile(mk):
+                        errors.append(f'LAVA job {name}: collection {col} is not in {tree}')
+                        continue
+                    v = makefile_vars(mk)
+                    errors += [f'LAVA job {name}: {c} is TEST_GEN_PROGS_EXTENDED: run_kselftest.sh never runs it'
+                               for c in str(p.get('TST_CASENAME', '')).split()
+                               if c in v.get('TEST_GEN_PROGS_EXTENDED', [])]
+    return errors
+
+
+def lava_jobs():
+    jobs = {}
+    for path in glob.glob(os.path.join(REPO, 'labs', 'lava', 'jobs', '*.yaml')):
+        with open(path, encoding='utf-8') as f:
+            jobs[os.path.basename(path)] = f.read()
+    return jobs
+
+
 # (what, old text, new text, the error it must cause)
 BROKEN = [
     ('an undefined job scheduled', '  - job: kselftest-kfd\n', '  - job: kselftest-kfdd\n', 'not defined'),
@@ -163,6 +201,12 @@ BROKEN = [
     ('an opt-in test through run_kselftest.sh', 'test_method: kselftest-program',
      'test_method: kselftest', 'TEST_GEN_PROGS_EXTENDED'),
     ('grunt', '      - asus-CM1400CXA-dalboz\n', '      - acer-R721T-grunt\n', 'not an AMD Chromebook'),
+    ('a LAVA job on an unknown collection', 'TST_CMDFILES: drivers/gpu/amdkfd\n',
+     'TST_CMDFILES: drivers/gpu/amdkfdx\n', 'LAVA job chromebook-amd-kfd-kselftest.yaml: collection'),
+    ('a LAVA job naming an opt-in test to the runner', 'TST_CMDFILES: drivers/gpu/amdkfd\n',
+     'TST_CMDFILES: drivers/gpu/amdkfd\n        TST_CASENAME: kfd_queue_hang\n', 'TEST_GEN_PROGS_EXTENDED'),
+    ('a LAVA job on a test definition we do not have', 'path: labs/lava/testdefs/kfd-kselftest.yaml',
+     'path: labs/lava/testdefs/kfd-selftest.yaml', 'no test definition'),
     ('kfd after x86-board', '        - kfd\n        - amdgpu-kcq-reset\n        - x86-board\n',
      '        - x86-board\n        - kfd\n', 'before x86-board'),
 ]
@@ -182,12 +226,17 @@ def main():
         with open(args.config, 'w', encoding='utf-8') as f:
             f.write(new)
         return 0
-    errors = check(text, args.tree, CONFIGS, TESTDEF)
+    jobs = lava_jobs()
+    errors = check(text, args.tree, CONFIGS, TESTDEF) + check_lava(jobs, args.tree)
     for what, old, new, expect in BROKEN if args.self_test and not errors else []:
-        if old not in text:
+        job = next((n for n, j in sorted(jobs.items()) if old in j), None)
+        if old not in text and not job:
             errors.append(f'self-test: cannot make the copy with {what}: no "{old.strip()}"')
             continue
-        got = check(text.replace(old, new, 1), args.tree, CONFIGS, TESTDEF)
+        if job:
+            got = check_lava(dict(jobs, **{job: jobs[job].replace(old, new, 1)}), args.tree)
+        else:
+            got = check(text.replace(old, new, 1), args.tree, CONFIGS, TESTDEF)
         if not any(expect in e for e in got):
             errors.append(f'self-test: the copy with {what} was not rejected for it: {"; ".join(got[:2]) or "accepted"}')
     for e in errors:
@@ -198,6 +247,7 @@ def main():
     print(f'{os.path.basename(args.config)}: valid: {len(cfg["jobs"])} jobs, {len(cfg["scheduler"])} scheduler '
           f'entries, fragments {", ".join(cfg["fragments"])} generated'
           + (f', in the Kconfig of {args.tree}' if args.tree else '')
+          + f'; LAVA jobs {", ".join(sorted(jobs))}'
           + (f'; {len(BROKEN)} broken copies rejected' if args.self_test else ''))
     return 0
 

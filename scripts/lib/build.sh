@@ -91,7 +91,9 @@ with_build_lock() {
 # BOUNDED_KEEP_LOCK=1 leaves CMD the slot's fd: for a command whose own
 # children may outlive it when this shell is SIGKILLed (test.sh's stages:
 # only the stage's shell gets the death signal), so that they keep the
-# slot rather than run without it.
+# slot rather than run without it.  They do not for long: every bounded
+# under test.sh also stops its command when test.sh (KSERIES_TOP_PID) is
+# gone.  CMD gets none of the BOUNDED_ variables.
 bounded() {
 	local t=$1 start=$SECONDS rc='' sig
 	shift
@@ -101,7 +103,7 @@ bounded() {
 		if [ -z "${BOUNDED_KEEP_LOCK:-}" ] && [ -n "$fd" ] && [ "$(readlink "/proc/$BASHPID/fd/$fd")" = "$KSERIES_LOCK" ]; then
 			exec {fd}>&-
 		fi
-		unset KSERIES_BUILD_LOCK_FD
+		unset KSERIES_BUILD_LOCK_FD BOUNDED_KEEP_LOCK BOUNDED_GRACE BOUNDED_WATCH
 		exec setsid setpriv --pdeathsig KILL -- "$@"
 	) &
 	bounded_pid=$!
@@ -114,6 +116,9 @@ bounded() {
 			BOUNDED_WHY="still running after ${t}s"
 			rc=124
 		elif [ -n "${BOUNDED_WATCH:-}" ] && "$BOUNDED_WATCH" $((SECONDS - start)); then
+			rc=125
+		elif [ -n "${KSERIES_TOP_PID:-}" ] && ! kill -0 "$KSERIES_TOP_PID" 2>/dev/null; then
+			BOUNDED_WHY="the run that started it (pid $KSERIES_TOP_PID) is gone"
 			rc=125
 		fi
 		[ -z "$rc" ] || break
@@ -231,15 +236,9 @@ vm_plan() {
 	done
 }
 
-# Whether this test.sh run's lava stage boots the local LAVA job: it is
-# one of the run's stages, LAVA's dispatcher is installed and lava-run can
-# run as root.  The vm stage then leaves that job's steps to it (vm.plan's
-# "lava" lines): each test runs once.
+# Whether the local LAVA job can run here: LAVA's dispatcher is installed
+# and lava-run can run as root (scripts/test.sh decides it once a run).
 lava_runs() {
-	case " ${KSERIES_STAGES:-} " in
-	*" all "* | *" lava "*) ;;
-	*) return 1 ;;
-	esac
 	dpkg-query -W -f='${Status}' lava-dispatcher 2>/dev/null | grep -q 'install ok installed' &&
 		{ [ "$(id -u)" -eq 0 ] || sudo -n true 2>/dev/null; }
 }

@@ -70,13 +70,14 @@ obj_of() {
 # Kernel .c files of a file list (stdin): not tools/, scripts/, Documentation/.
 kernel_c() { grep -E '\.c$' | grep -vE '^(tools|scripts|Documentation|samples)/' || true; }
 
-# undefined_configs GIT_DIR COMMIT: the CONFIG_ symbols that COMMIT's
-# added lines (C, headers, Makefiles, Kconfig) name and no Kconfig of
-# that commit defines.  The bisect stage compiles with the tip's config,
-# so a patch using a symbol that a later patch adds would still build.
+# undefined_configs GIT_DIR COMMIT [FROM]: the CONFIG_ symbols that the
+# lines COMMIT adds to FROM (its parent by default) name in C, headers,
+# Makefiles and Kconfig, and that no Kconfig of COMMIT defines.  The
+# bisect stage compiles with the tip's config, so a patch using a symbol
+# that a later patch (or another posting) adds would still build.
 undefined_configs() {
 	local s
-	for s in $(xgit -C "$1" diff-tree -p --no-commit-id "$2^" "$2" -- '*.c' '*.h' '*Makefile' '*Kbuild' '*Kconfig*' ':!tools/' |
+	for s in $(xgit -C "$1" diff-tree -p --no-commit-id "${3:-$2^}" "$2" -- '*.c' '*.h' '*Makefile' '*Kbuild' '*Kconfig*' ':!tools/' |
 		grep -E '^\+' | grep -vE '^\+\+\+ ' | grep -oE '\bCONFIG_[A-Z0-9_]+' | sed 's/_MODULE$//' | sort -u); do
 		xgit -C "$1" grep -qE "^[[:space:]]*(menu)?config ${s#CONFIG_}[[:space:]]*\$" "$2" -- '*Kconfig*' ||
 			printf '%s\n' "$s"

@@ -3,17 +3,25 @@
 # Stage vm: one boot of the test VM running the plan (*/vm.plan); every
 # KUnit case and kselftest case is a result, and so is every kernel splat
 # (scripts/vm/run.sh).  The steps the local LAVA job runs are left to the
-# lava stage when it runs them (lib: lava_runs).  Then the VM's watchdog
-# on a guest that hangs:
+# lava stage when it runs them (KSERIES_LAVA_RUNS, scripts/test.sh).
+#   vm:results:runner      kselftest's runner output of broken programs
+#                          gets the LAVA test definition's verdicts
+# Then the VM's watchdog on a guest that hangs:
 #   vm:watchdog:hung-boot  the same kernel and initramfs, whose init never
 #                          starts (rdinit is busybox sleeping): QEMU is
 #                          stopped at the boot timeout and the run fails
 #                          saying why
 . "$(dirname "$0")/../lib.sh"
 
-lava=0
-! lava_runs || lava=1
-KSERIES_VM_LAVA=$lava bash "$KSERIES_REPO/scripts/vm/run.sh" || exit
+KSERIES_VM_LAVA=${KSERIES_LAVA_RUNS:-0} bash "$KSERIES_REPO/scripts/vm/run.sh" || exit
+
+# The verdicts on run_kselftest.sh's output, on outputs of each kind a
+# broken program gives: the VM judges them as the LAVA job does.
+if msg=$(python3 "$KSERIES_REPO/scripts/vm/results.py" --self-test "$KSERIES_WORKTREE" 2>&1); then
+	result PASS vm:results:runner "$msg"
+else
+	result FAIL vm:results:runner "$(tr '\n' ';' <<<"$msg" | cut -c1-300)"
+fi
 
 # The watchdog's verdict depends on the kernel, the busybox the guest
 # starts instead of init, and the workbench only (the rest of the

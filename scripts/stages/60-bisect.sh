@@ -239,7 +239,10 @@ while read -r posting; do
 	review_checkout "$alone"
 	series_files "$base" "$alone" | kernel_c | built_c | sed 's/$/ object/' >"$L/jobs"
 	log=$L/alone-$posting.log
-	if [ -s "$L/jobs" ] && xargs -r -P "$KSERIES_JOBS" -L 1 bash -c 'out=$(compile "$0" "$1") || { printf "%s: failed\n%s\n" "$0" "$out"; exit 1; }' \
+	undef=$(undefined_configs "$KSERIES_WORKTREE" "$alone" "$base" | tr '\n' ' ')
+	if [ -n "$undef" ]; then
+		result FAIL "bisect:alone:$posting" "names ${undef}which no Kconfig defines on the base with this posting alone"
+	elif [ -s "$L/jobs" ] && xargs -r -P "$KSERIES_JOBS" -L 1 bash -c 'out=$(compile "$0" "$1") || { printf "%s: failed\n%s\n" "$0" "$out"; exit 1; }' \
 		<"$L/jobs" >"$log" 2>&1; then
 		verdict="$(wc -l <"$L/jobs") .c files of the posting compiled on the base without the other postings"
 		result PASS "bisect:alone:$posting" "$verdict"

@@ -10,10 +10,11 @@
 #                           schema
 #   lava:plan               the job runs the VM plan's "lava" step (the
 #                           vm stage leaves it out when this stage runs)
-#   lava:kernelci:validate  what is ours in labs/kernelci/kfd.yaml
-#                           (labs/kernelci/validate.py): names resolve,
-#                           collections and programs in the tree, the
-#                           fragments generated; broken copies rejected
+#   lava:kernelci:validate  what is ours in labs/kernelci/kfd.yaml and
+#                           labs/lava/jobs/ (labs/kernelci/validate.py):
+#                           names resolve, collections and programs in
+#                           the tree, the fragments generated; broken
+#                           copies rejected
 #   lava:SUITE:...          the local QEMU job run with lava-run (LAVA's
 #                           dispatcher, TCG) on the test kernel of
 #                           $KSERIES_BUILD: every test case LAVA recorded,
@@ -168,7 +169,11 @@ print(t.get("hours", 0) * 3600 + t.get("minutes", 0) * 60 + t.get("seconds", 0))
 # lava-run must run as root.
 if [ "$(id -u)" -ne 0 ]; then
 	if ! sudo -n true 2>/dev/null; then
-		result SKIP lava:run "lava-run must run as root (or with sudo without a password); the job was not run"
+		if [ "${KSERIES_LAVA_RUNS:-0}" = 1 ]; then
+			result FAIL lava:run "sudo -n no longer works: the job was not run, and the vm stage left its step to it"
+			exit 1
+		fi
+		result SKIP lava:run "lava-run must run as root (or with sudo without a password); the job was not run (the vm stage ran its step)"
 		exit 0
 	fi
 	sudo="sudo -n"

@@ -110,32 +110,52 @@ def leaves(test, prefix):
 
 
 RUNNER_HDR = re.compile(r'^# selftests: \S+: (\S+)$')
-RUNNER_RES = re.compile(r'^((?:not )?ok \d+) selftests: \S+: (\S+)(.*)$')
+RUNNER_RES = re.compile(r'^((?:not )?ok) \d+ selftests: \S+: (\S+)\s*(?:#\s*(.*))?$')
+TAP_RES = re.compile(r'^(?:not )?ok \d+')
 
 
-def unnest(lines):
-    """run_kselftest.sh's output as KTAP: each program's own TAP, which the
-    runner prints prefixed with "# ", becomes a subtest (indented) named
-    after the program.  A program that passed without printing a TAP
-    plan fails: it reported nothing."""
-    out, inner, plan = [], False, False
+def runner_programs(lines):
+    """run_kselftest.sh's output: for each program, its name, its own TAP
+    (which the runner prints prefixed with "# "), and the runner's result
+    ("ok"/"not ok", directive), None when there was none."""
+    progs, cur = [], None
     for line in lines:
-        if RUNNER_HDR.match(line):
-            inner, plan = True, False
+        m = RUNNER_HDR.match(line)
+        if m:
+            cur = [m[1], [], None]
+            progs.append(cur)
             continue
         m = RUNNER_RES.match(line)
-        if m:
-            inner = False
-            if m[1].startswith('ok') and not plan and '# SKIP' not in m[3].upper():
-                out.append(f'not {m[1]} {m[2]} # exited 0 without a TAP plan')
-            else:
-                out.append(f'{m[1]} {m[2]}{m[3]}')
-        elif inner and (line.startswith('# ') or line == '#'):
-            plan = plan or re.match(r'^# 1\.\.\d+', line) is not None
-            out.append('    ' + line[2:])
-        else:
-            out.append(line)
-    return out
+        if m and cur and m[2] == cur[0]:
+            cur[2] = (m[1], (m[3] or '').strip())
+            cur = None
+        elif cur and (line.startswith('# ') or line == '#'):
+            cur[1].append(line[2:])
+    return progs
+
+
+def program_verdict(tap, result):
+    """A program of the runner judged as labs/lava/testdefs/kfd-kselftest.sh
+    judges it: (STATUS, DETAIL)."""
+    plan = next((l for l in tap if re.match(r'^1\.\.\d+', l)), None)
+    skipall = re.match(r'^1\.\.0\s*#\s*SKIP\s*(.*)$', plan or '', re.I)
+    seen = sum(1 for l in tap if TAP_RES.match(l))
+    if result is None:
+        return 'FAIL', 'no result from run_kselftest.sh (it stopped in the program)'
+    ok, directive = result
+    if directive.upper().startswith('SKIP'):
+        if skipall and skipall[1].strip():
+            return 'SKIP', skipall[1].strip()
+        return 'FAIL', 'skipped without a reason (no "1..0 # SKIP reason")'
+    if ok != 'ok':
+        return 'FAIL', f'run_kselftest.sh: not ok # {directive}' if directive else 'run_kselftest.sh: not ok'
+    if plan is None:
+        return 'FAIL', 'exited 0 without a TAP plan (1..N): it printed no test result'
+    if skipall:
+        return 'SKIP', skipall[1].strip() or 'skipped as a whole'
+    if seen != int(plan[3:].split()[0]):
+        return 'FAIL', f'exited 0 after {seen} of its {plan[3:].split()[0]} planned results'
+    return 'PASS', ''
 
 
 def tap_chunks(lines):
@@ -152,8 +172,20 @@ def tap_chunks(lines):
 
 
 def parse_block(kparser, printer, kind, name, lines, rc):
+    progs = runner_programs(lines) if kind == 'kselftest' else []
+    if progs:
+        # Each program's TAP on its own, its cases named PROG.CASE, and the
+        # program itself a result.
+        cases = []
+        for prog, tap, result in progs:
+            status, detail = program_verdict(tap, result)
+            if status != 'SKIP':  # skipped as a whole: no case to parse
+                cases += [(s, n.replace(f':{prog}:', f':{prog}.', 1), d)
+                          for s, n, d in parse_block(kparser, printer, kind, f'{name}:{prog}', tap, rc)]
+            cases.append((status, f'{kind}:{name}:{prog}', detail))
+        return cases
     cases = []
-    for chunk in tap_chunks(unnest(lines) if kind == 'kselftest' else lines):
+    for chunk in tap_chunks(lines):
         if not any(re.match(r'^\s*K?TAP version', l) for l in chunk):
             continue
         test = kparser.parse_run_tests(chunk, printer)
@@ -169,7 +201,40 @@ def parse_block(kparser, printer, kind, name, lines, rc):
     return cases
 
 
+# run_kselftest.sh output of one program "p" that must get this verdict
+# (labs/lava/testdefs/kfd-kselftest.sh's rules): --self-test.
+RUNNER_FIXTURES = [
+    ('all planned results', ['1..2', 'ok 1 a', 'ok 2 b'], 'ok', 'PASS'),
+    ('fewer results than planned', ['1..3', 'ok 1 a', 'ok 2 b'], 'ok', 'FAIL'),
+    ('more results than planned', ['1..1', 'ok 1 a', 'not ok 2 b'], 'ok', 'FAIL'),
+    ('skipped as a whole, with its reason', ['1..0 # SKIP no gpu'], 'ok # SKIP', 'SKIP'),
+    ('a bare skip', [], 'ok # SKIP', 'FAIL'),
+    ('timed out after all its results', ['1..1', 'ok 1 a'], 'not ok # TIMEOUT 120 seconds', 'FAIL'),
+    ('results without a plan', ['ok 1 a'], 'ok', 'FAIL'),
+    ('nothing printed', [], 'ok', 'FAIL'),
+]
+
+
+def self_test(kparser, printer):
+    bad = []
+    for what, tap, result, want in RUNNER_FIXTURES:
+        ok, _, directive = result.partition(' # ')
+        lines = ['TAP version 13', '1..1', '# selftests: d: p'] + \
+            [f'# {l}' for l in (['TAP version 13'] + tap if tap else [])] + \
+            [f'{ok} 1 selftests: d: p' + (f' # {directive}' if directive else '')]
+        got = [c for c in parse_block(kparser, printer, 'kselftest', 'k', lines, 0) if c[1] == 'kselftest:k:p']
+        if [c[0] for c in got] != [want]:
+            bad.append(f'{what}: {got or "no verdict"}, not {want}')
+    print('\n'.join(bad) or f'{len(RUNNER_FIXTURES)} run_kselftest.sh outputs judged as the LAVA test definition does')
+    return 1 if bad else 0
+
+
 def main():
+    if sys.argv[1] == '--self-test':
+        sys.path.insert(0, f'{sys.argv[2]}/tools/testing/kunit')
+        import kunit_parser
+        import kunit_printer
+        return self_test(kunit_parser, kunit_printer.null_printer)
     tree, plan_path, results_path, console_path = sys.argv[1:5]
     sys.path.insert(0, f'{tree}/tools/testing/kunit')
     import kunit_parser as kparser
@@ -248,4 +313,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(main())

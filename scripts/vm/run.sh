@@ -113,8 +113,8 @@ resolve_plan() {
 # Kselftest files: built by their directory's Makefile, or copied; laid
 # out as the selftests' "install" target does: run_kselftest.sh, the
 # runner's kselftest/, each directory's settings and config, and
-# kselftest-list.txt (what each directory's run_tests would run: its
-# emit_tests, of the programs carried).
+# kselftest-list.txt (what run_tests would run, its emit_tests, for each
+# directory the plan runs with run_kselftest.sh -c DIR).
 build_kselftests() {
 	local kind dir f list sel=$KSERIES_WORKTREE/tools/testing/selftests
 	rm -rf "$kst"
@@ -137,11 +137,16 @@ build_kselftests() {
 		for f in settings config; do
 			[ ! -f "$sel/$dir/$f" ] || cp "$sel/$dir/$f" "$kst/$dir/"
 		done
+		# A collection the plan runs with run_kselftest.sh: every program
+		# its run_tests would run must be carried, or it would silently
+		# run nowhere.
+		plan_lines | grep -q -- "run_kselftest.sh -c $dir\( \|$\)" || continue
 		list=$(make -s -C "$sel/$dir" emit_tests COLLECTION="$dir") || die "make emit_tests in $dir failed"
 		while IFS=: read -r _ f; do
-			[ ! -e "$kst/$dir/$f" ] || printf '%s:%s\n' "$dir" "$f"
+			[ -e "$kst/$dir/$f" ] || die "vm.plan: $dir runs through run_kselftest.sh, but its files do not carry $f"
+			printf '%s:%s\n' "$dir" "$f"
 		done <<<"$list" >>"$kst/kselftest-list.txt"
-	done
+	done || return 1
 	# Excluded tests: the program becomes PROG.real behind a wrapper that
 	# passes the kselftest harness one -T TEST per exclusion.
 	plan_lines | awk '$1 == "exclude" { x[$2 "/" $3] = x[$2 "/" $3] " -T " $4 } END { for (p in x) print p x[p] }' |
