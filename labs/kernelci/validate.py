@@ -169,17 +169,19 @@ def check_lava(jobs, tree):
                 if str(d.get('repository', '')).endswith('testdefs.git') and \
                         not os.path.isfile(os.path.join(REPO, d.get('path', ''))):
                     errors.append(f'LAVA job {name}: no test definition {d.get("path")} here')
-                for col in str(p.get('COLLECTION', '') or p.get('TST_CMDFILES', '')).split():
-                    mk = os.path.join(tree or '', 'tools/testing/selftests', col, 'Makefile')
-                    if not tree:
-                        continue
+                if not tree:
+                    continue
+                # Collections (COLLECTION, TST_CMDFILES) and COLLECTION:PROG
+                # tests (TST_CASENAME: run_kselftest.sh -t) for the runner.
+                named = [(c, None) for c in str(p.get('COLLECTION', '') or p.get('TST_CMDFILES', '')).split()]
+                named += [tuple(c.rpartition(':')[::2]) for c in str(p.get('TST_CASENAME', '')).split()]
+                for col, prog in named:
+                    mk = os.path.join(tree, 'tools/testing/selftests', col, 'Makefile')
                     if not os.path.isfile(mk):
-                        errors.append(f'LAVA job {name}: collection {col} is not in {tree}')
-                        continue
-                    v = makefile_vars(mk)
-                    errors += [f'LAVA job {name}: {c} is TEST_GEN_PROGS_EXTENDED: run_kselftest.sh never runs it'
-                               for c in str(p.get('TST_CASENAME', '')).split()
-                               if c in v.get('TEST_GEN_PROGS_EXTENDED', [])]
+                        errors.append(f'LAVA job {name}: collection {col or "(none)"} is not in {tree}')
+                    elif prog and prog in makefile_vars(mk).get('TEST_GEN_PROGS_EXTENDED', []):
+                        errors.append(f'LAVA job {name}: {col}:{prog} is TEST_GEN_PROGS_EXTENDED: '
+                                      'run_kselftest.sh never runs it')
     return errors
 
 
@@ -204,7 +206,8 @@ BROKEN = [
     ('a LAVA job on an unknown collection', 'TST_CMDFILES: drivers/gpu/amdkfd\n',
      'TST_CMDFILES: drivers/gpu/amdkfdx\n', 'LAVA job chromebook-amd-kfd-kselftest.yaml: collection'),
     ('a LAVA job naming an opt-in test to the runner', 'TST_CMDFILES: drivers/gpu/amdkfd\n',
-     'TST_CMDFILES: drivers/gpu/amdkfd\n        TST_CASENAME: kfd_queue_hang\n', 'TEST_GEN_PROGS_EXTENDED'),
+     'TST_CMDFILES: drivers/gpu/amdkfd\n        TST_CASENAME: drivers/gpu/amdkfd:kfd_queue_hang\n',
+     'TEST_GEN_PROGS_EXTENDED'),
     ('a LAVA job on a test definition we do not have', 'path: labs/lava/testdefs/kfd-kselftest.yaml',
      'path: labs/lava/testdefs/kfd-selftest.yaml', 'no test definition'),
     ('kfd after x86-board', '        - kfd\n        - amdgpu-kcq-reset\n        - x86-board\n',

@@ -173,7 +173,7 @@ if [ "$(id -u)" -ne 0 ]; then
 			result FAIL lava:run "sudo -n no longer works: the job was not run, and the vm stage left its step to it"
 			exit 1
 		fi
-		result SKIP lava:run "lava-run must run as root (or with sudo without a password); the job was not run (the vm stage ran its step)"
+		result SKIP lava:run "lava-run must run as root (or with sudo without a password); the job was not run (its step runs in the vm stage of a run that has one)"
 		exit 0
 	fi
 	sudo="sudo -n"
@@ -181,6 +181,16 @@ fi
 stage_begin lava-run
 printf 'lava: lava-run of %s on %s (job timeout %ss)\n' "$JOB" "$KSERIES_BUILD" "$job_s" >&2
 hold_build_lock
+# When this shell dies without its EXIT trap (test.sh SIGKILLed: the
+# stage gets the death signal), lava-run under sudo (which drops the death
+# signal) and the QEMU it started would run on: a guard of their own,
+# detached and without our files, waits for this shell and then does what
+# cleanup does.
+# shellcheck disable=SC2016,SC2086
+setsid bash -c 'for f in /proc/$BASHPID/fd/*; do n=${f##*/}; [ "$n" -le 2 ] || eval "exec $n>&-"; done
+	while kill -0 "$1" 2>/dev/null; do sleep 2; done
+	for p in $(pgrep -f -- "$2"); do [ "$p" = $$ ] || $3 kill -KILL "$p"; done
+	$3 rm -rf "$2"*' lava-guard "$$" "$lava_tmp" "$sudo" </dev/null >/dev/null 2>&1 &
 # shellcheck disable=SC2086
 bounded $((job_s + 60)) $sudo lava-run --job-id 1 --device "$out/device.yaml" --dispatcher "$out/dispatcher.yaml" \
 	--output-dir "$out/output" "$out/job.yaml" >"$out/lava.log" 2>&1

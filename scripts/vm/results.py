@@ -134,27 +134,36 @@ def runner_programs(lines):
     return progs
 
 
-def program_verdict(tap, result):
-    """A program of the runner judged as labs/lava/testdefs/kfd-kselftest.sh
-    judges it: (STATUS, DETAIL)."""
-    plan = next((l for l in tap if re.match(r'^1\.\.\d+', l)), None)
-    skipall = re.match(r'^1\.\.0\s*#\s*SKIP\s*(.*)$', plan or '', re.I)
+def program_verdict(tap, result, cases):
+    """A program of the runner judged as the LAVA job judges it
+    (labs/lava/testdefs/kfd-kselftest.sh, scripts/lava/results.py), from
+    its TAP, the runner's result and its parsed cases: (STATUS, DETAIL)."""
+    plan = next((m for m in map(re.compile(r'^1\.\.(\d+)').match, tap) if m), None)
+    skipall = re.match(r'^1\.\.0\s*#\s*SKIP\s*(.*)$', plan.string if plan else '', re.I)
+    reason = skipall[1].strip() if skipall else ''
     seen = sum(1 for l in tap if TAP_RES.match(l))
     if result is None:
         return 'FAIL', 'no result from run_kselftest.sh (it stopped in the program)'
     ok, directive = result
     if directive.upper().startswith('SKIP'):
-        if skipall and skipall[1].strip():
-            return 'SKIP', skipall[1].strip()
-        return 'FAIL', 'skipped without a reason (no "1..0 # SKIP reason")'
+        return ('SKIP', reason) if reason else ('FAIL', 'skipped without a reason (no "1..0 # SKIP reason")')
     if ok != 'ok':
         return 'FAIL', f'run_kselftest.sh: not ok # {directive}' if directive else 'run_kselftest.sh: not ok'
     if plan is None:
         return 'FAIL', 'exited 0 without a TAP plan (1..N): it printed no test result'
     if skipall:
-        return 'SKIP', skipall[1].strip() or 'skipped as a whole'
-    if seen != int(plan[3:].split()[0]):
-        return 'FAIL', f'exited 0 after {seen} of its {plan[3:].split()[0]} planned results'
+        return ('SKIP', reason) if reason else ('FAIL', 'skipped as a whole without a reason')
+    if seen != int(plan[1]):
+        return 'FAIL', f'exited 0 after {seen} of its {plan[1]} planned results'
+    if not cases:
+        return 'FAIL', 'passed without reporting a single test case'
+    if any(c[0] == 'FAIL' for c in cases):
+        return 'FAIL', 'exited 0, but a case failed'
+    if not any(c[0] == 'PASS' for c in cases):
+        # kselftest's harness exits 0 when every case skips.
+        if any(not c[2] for c in cases):
+            return 'FAIL', 'no case passed, and a case skipped without a reason'
+        return 'SKIP', '; '.join(sorted({c[2] for c in cases}))
     return 'PASS', ''
 
 
@@ -171,25 +180,18 @@ def tap_chunks(lines):
         yield chunk
 
 
-def parse_block(kparser, printer, kind, name, lines, rc):
-    progs = runner_programs(lines) if kind == 'kselftest' else []
-    if progs:
-        # Each program's TAP on its own, its cases named PROG.CASE, and the
-        # program itself a result.
-        cases = []
-        for prog, tap, result in progs:
-            status, detail = program_verdict(tap, result)
-            if status != 'SKIP':  # skipped as a whole: no case to parse
-                cases += [(s, n.replace(f':{prog}:', f':{prog}.', 1), d)
-                          for s, n, d in parse_block(kparser, printer, kind, f'{name}:{prog}', tap, rc)]
-            cases.append((status, f'{kind}:{name}:{prog}', detail))
-        return cases
+def parse_tap(kparser, printer, prefix, lines, named_only=False):
+    """The (K)TAP documents of LINES, each leaf a case named PREFIX + its
+    path; NAMED_ONLY: not the parser's placeholders for missing results
+    (the runner's verdict on the program counts them)."""
     cases = []
     for chunk in tap_chunks(lines):
         if not any(re.match(r'^\s*K?TAP version', l) for l in chunk):
             continue
         test = kparser.parse_run_tests(chunk, printer)
         for lname, leaf in leaves(test, ''):
+            if named_only and (not lname or '?' in lname.split('.')):
+                continue
             status = {
                 kparser.TestStatus.SUCCESS: 'PASS',
                 kparser.TestStatus.SKIPPED: 'SKIP',
@@ -197,19 +199,44 @@ def parse_block(kparser, printer, kind, name, lines, rc):
             detail = leaf.skip_reason if status == 'SKIP' else ''
             if status == 'FAIL':
                 detail = str(leaf.status.name).lower()
-            cases.append((status, f'{kind}:{name}:{lname}', detail))
+            cases.append((status, f'{prefix}{lname}', detail))
     return cases
 
 
-# run_kselftest.sh output of one program "p" that must get this verdict
-# (labs/lava/testdefs/kfd-kselftest.sh's rules): --self-test.
+def parse_block(kparser, printer, kind, name, lines, rc):
+    progs = runner_programs(lines) if kind == 'kselftest' else []
+    if not progs:
+        return parse_tap(kparser, printer, f'{kind}:{name}:', lines)
+    # run_kselftest.sh: each program's TAP on its own (a bare plan gets
+    # the version line the parser needs), its cases named PROG.CASE, and
+    # the program itself a result, as in LAVA.
+    cases = []
+    for prog, tap, result in progs:
+        if tap and not any(re.match(r'^K?TAP version', l) for l in tap):
+            tap = ['TAP version 13'] + tap
+        inner = parse_tap(kparser, printer, f'{kind}:{name}:{prog}.', tap, named_only=True)
+        status, detail = program_verdict(tap, result, inner)
+        cases += inner + [(status, f'{kind}:{name}:{prog}', detail)]
+    return cases
+
+
+# run_kselftest.sh output of one program "p" (its own TAP, the runner's
+# result) that must get this verdict, as the LAVA job gives it: --self-test.
+V = 'TAP version 13'
 RUNNER_FIXTURES = [
-    ('all planned results', ['1..2', 'ok 1 a', 'ok 2 b'], 'ok', 'PASS'),
-    ('fewer results than planned', ['1..3', 'ok 1 a', 'ok 2 b'], 'ok', 'FAIL'),
-    ('more results than planned', ['1..1', 'ok 1 a', 'not ok 2 b'], 'ok', 'FAIL'),
-    ('skipped as a whole, with its reason', ['1..0 # SKIP no gpu'], 'ok # SKIP', 'SKIP'),
+    ('all planned results', [V, '1..2', 'ok 1 a', 'ok 2 b'], 'ok', 'PASS'),
+    ('fewer results than planned', [V, '1..3', 'ok 1 a', 'ok 2 b'], 'ok', 'FAIL'),
+    ('more results than planned', [V, '1..1', 'ok 1 a', 'not ok 2 b'], 'ok', 'FAIL'),
+    ('skipped as a whole, with its reason', [V, '1..0 # SKIP no gpu'], 'ok # SKIP', 'SKIP'),
+    ('skipped as a whole without a reason, exit 0', [V, '1..0 # SKIP'], 'ok', 'FAIL'),
     ('a bare skip', [], 'ok # SKIP', 'FAIL'),
-    ('timed out after all its results', ['1..1', 'ok 1 a'], 'not ok # TIMEOUT 120 seconds', 'FAIL'),
+    ('no case at all, exit 0', [V, '1..0'], 'ok', 'FAIL'),
+    ('every case skipped with its reason, exit 0', [V, '1..2', 'ok 1 a # SKIP no gpu', 'ok 2 b # SKIP no gpu'],
+     'ok', 'SKIP'),
+    ('no case passed, one skipped without a reason', [V, '1..1', 'ok 1 a # SKIP'], 'ok', 'FAIL'),
+    ('a failed case without the TAP version line, exit 0', ['1..2', 'ok 1 a', 'not ok 2 b'], 'ok', 'FAIL'),
+    ('a runner header in the program\'s own output', [V, '1..1', '# selftests: x: y', 'ok 1 a'], 'ok', 'PASS'),
+    ('timed out after all its results', [V, '1..1', 'ok 1 a'], 'not ok # TIMEOUT 120 seconds', 'FAIL'),
     ('results without a plan', ['ok 1 a'], 'ok', 'FAIL'),
     ('nothing printed', [], 'ok', 'FAIL'),
 ]
@@ -219,18 +246,17 @@ def self_test(kparser, printer):
     bad = []
     for what, tap, result, want in RUNNER_FIXTURES:
         ok, _, directive = result.partition(' # ')
-        lines = ['TAP version 13', '1..1', '# selftests: d: p'] + \
-            [f'# {l}' for l in (['TAP version 13'] + tap if tap else [])] + \
+        lines = ['TAP version 13', '1..1', '# selftests: d: p'] + [f'# {l}' for l in tap] + \
             [f'{ok} 1 selftests: d: p' + (f' # {directive}' if directive else '')]
         got = [c for c in parse_block(kparser, printer, 'kselftest', 'k', lines, 0) if c[1] == 'kselftest:k:p']
         if [c[0] for c in got] != [want]:
             bad.append(f'{what}: {got or "no verdict"}, not {want}')
-    print('\n'.join(bad) or f'{len(RUNNER_FIXTURES)} run_kselftest.sh outputs judged as the LAVA test definition does')
+    print('\n'.join(bad) or f'{len(RUNNER_FIXTURES)} run_kselftest.sh outputs judged as the LAVA job judges them')
     return 1 if bad else 0
 
 
 def main():
-    if sys.argv[1] == '--self-test':
+    if sys.argv[1:2] == ['--self-test']:
         sys.path.insert(0, f'{sys.argv[2]}/tools/testing/kunit')
         import kunit_parser
         import kunit_printer

@@ -116,7 +116,8 @@ resolve_plan() {
 # kselftest-list.txt (what run_tests would run, its emit_tests, for each
 # directory the plan runs with run_kselftest.sh -c DIR).
 build_kselftests() {
-	local kind dir f list sel=$KSERIES_WORKTREE/tools/testing/selftests
+	local kind dir f list runner_dirs sel=$KSERIES_WORKTREE/tools/testing/selftests
+	runner_dirs=$(plan_lines | awk '{ for (i = 1; i < NF - 1; i++) if ($i ~ /run_kselftest\.sh$/ && $(i + 1) == "-c") print $(i + 2) }')
 	rm -rf "$kst"
 	mkdir -p "$kst/kselftest"
 	install -m 0755 "$sel/run_kselftest.sh" "$kst/"
@@ -140,7 +141,7 @@ build_kselftests() {
 		# A collection the plan runs with run_kselftest.sh: every program
 		# its run_tests would run must be carried, or it would silently
 		# run nowhere.
-		plan_lines | grep -q -- "run_kselftest.sh -c $dir\( \|$\)" || continue
+		grep -qxF -- "$dir" <<<"$runner_dirs" || continue
 		list=$(make -s -C "$sel/$dir" emit_tests COLLECTION="$dir") || die "make emit_tests in $dir failed"
 		while IFS=: read -r _ f; do
 			[ -e "$kst/$dir/$f" ] || die "vm.plan: $dir runs through run_kselftest.sh, but its files do not carry $f"
