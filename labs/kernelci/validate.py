@@ -76,6 +76,13 @@ def makefile_vars(path):
     return found
 
 
+def collection_vars(tree, col):
+    """The TEST_ variables of kselftest collection COL of TREE (its
+    Makefile's), or None when TREE has no such collection."""
+    mk = os.path.join(tree, 'tools/testing/selftests', col, 'Makefile')
+    return makefile_vars(mk) if os.path.isfile(mk) else None
+
+
 def check(text, tree, configs, testdef):
     errors = []
     try:
@@ -113,16 +120,14 @@ def check(text, tree, configs, testdef):
             if 'kfd' not in fl or 'x86-board' in fl and fl.index('kfd') > fl.index('x86-board'):
                 errors.append(f'job {n}: the kfd fragment must come before x86-board')
             kbuild_opts[n] = set().union(*(frags.get(f, set()) for f in fl))
+    have = set().union(*kbuild_opts.values())
     for n, j in jobs.items():
         p = j.get('params') or {}
-        for col in str(p.get('collections', '')).split():
-            mk = os.path.join(tree or '', 'tools/testing/selftests', col, 'Makefile')
-            if tree and not os.path.isfile(mk):
+        for col in str(p.get('collections', '')).split() if tree else []:
+            v = collection_vars(tree, col)
+            if v is None:
                 errors.append(f'job {n}: collection {col} is not in {tree}')
                 continue
-            if not tree:
-                continue
-            v = makefile_vars(mk)
             names = str(p.get('tests', '')).split()
             for t in names:
                 prog = t.split(':')[-1]
@@ -130,11 +135,10 @@ def check(text, tree, configs, testdef):
                     errors.append(f'job {n}: {t} is no program of {col}')
                 elif p.get('test_method') == 'kselftest' and prog in v.get('TEST_GEN_PROGS_EXTENDED', []):
                     errors.append(f'job {n}: {t} is TEST_GEN_PROGS_EXTENDED: run_kselftest.sh never runs it')
-            need = set(config_lines(os.path.join(os.path.dirname(mk), 'config'))) \
-                if os.path.exists(os.path.join(os.path.dirname(mk), 'config')) else set()
-            have = set().union(*kbuild_opts.values()) if kbuild_opts else set()
+            config = os.path.join(tree, 'tools/testing/selftests', col, 'config')
+            need = config_lines(config) if os.path.exists(config) else []
             errors += [f'job {n}: {col}/config asks for {o}, no fragment of the kbuild has it'
-                       for o in sorted(x.split('=')[0] for x in need) if o not in have]
+                       for o in sorted({x.split('=')[0] for x in need}) if o not in have]
     with open(testdef, encoding='utf-8') as f:
         platforms = set(yaml.safe_load(f)['metadata']['devices']) - {'qemu'}
     for e in cfg.get('scheduler') or []:
@@ -176,10 +180,10 @@ def check_lava(jobs, tree):
                 named = [(c, None) for c in str(p.get('COLLECTION', '') or p.get('TST_CMDFILES', '')).split()]
                 named += [tuple(c.rpartition(':')[::2]) for c in str(p.get('TST_CASENAME', '')).split()]
                 for col, prog in named:
-                    mk = os.path.join(tree, 'tools/testing/selftests', col, 'Makefile')
-                    if not os.path.isfile(mk):
+                    v = collection_vars(tree, col)
+                    if v is None:
                         errors.append(f'LAVA job {name}: collection {col or "(none)"} is not in {tree}')
-                    elif prog and prog in makefile_vars(mk).get('TEST_GEN_PROGS_EXTENDED', []):
+                    elif prog and prog in v.get('TEST_GEN_PROGS_EXTENDED', []):
                         errors.append(f'LAVA job {name}: {col}:{prog} is TEST_GEN_PROGS_EXTENDED: '
                                       'run_kselftest.sh never runs it')
     return errors

@@ -37,17 +37,19 @@ import yaml
 
 
 
-def vm_splats():
-    """scripts/vm/results.py's SPLATS: one list of what a splat is."""
+def vm_results():
+    """scripts/vm/results.py: one list of what a splat is (SPLATS), one
+    rule for a program that exited 0 (exited0_verdict)."""
     import importlib.util
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'vm', 'results.py')
     spec = importlib.util.spec_from_file_location('vm_results', path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod.SPLATS
+    return mod
 
 
-SPLATS = vm_splats()
+VM = vm_results()
+SPLATS = VM.SPLATS
 
 # A printk timestamp, where the kernel's line starts (on a console shared
 # with user space it need not be at the start of a serial line).
@@ -139,23 +141,11 @@ def main():
     for suite, tset, case, name, result in tests:
         members = None if tset else sets.get((suite, case))
         if result == 'pass' and not tset and (name in programs or members is not None):
-            # A program that passed: kselftest's harness exits 0 when all
-            # its cases skip, so the pass is only worth a passing case.
-            if not members:
-                out('FAIL', f'lava:{suite}:{name}',
-                    failures.get(name) or 'passed without reporting a single test case')
-            elif any(res == 'pass' for _, res in members):
-                out('PASS', f'lava:{suite}:{name}',
-                    f'{sum(res == "pass" for _, res in members)} of {len(members)} cases passed')
-            elif all(res == 'skip' and reasons.get(n) for n, res in members):
-                why = sorted(set(reasons[n] for n, _ in members))
-                out('SKIP', f'lava:{suite}:{name}',
-                    f'exited 0, but all its {len(members)} cases skipped: {"; ".join(why)}')
-            else:
-                out('FAIL', f'lava:{suite}:{name}',
-                    'exited 0 without a passing case: ' + ', '.join(
-                        f'{n} {res}{"" if res != "skip" or reasons.get(n) else " without a reason"}'
-                        for n, res in members if res != 'pass'))
+            # A program that passed: the VM's rule (exited0_verdict).
+            status, detail = VM.exited0_verdict([
+                ({'pass': 'PASS', 'skip': 'SKIP'}.get(res, 'FAIL'), n, reasons.get(n, '') if res == 'skip' else '')
+                for n, res in members or []])
+            out(status, f'lava:{suite}:{name}', (not members and failures.get(name)) or detail)
         elif result == 'pass':
             out('PASS', f'lava:{suite}:{name}')
         elif result == 'skip':

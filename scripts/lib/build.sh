@@ -236,9 +236,13 @@ vm_plan() {
 	done
 }
 
+# Whether LAVA's dispatcher is installed.
+lava_installed() {
+	dpkg-query -W -f='${Status}' lava-dispatcher 2>/dev/null | grep -q 'install ok installed'
+}
+
 # Whether the local LAVA job can run here: LAVA's dispatcher is installed
 # and lava-run can run as root (scripts/test.sh decides it once a run).
 lava_runs() {
-	dpkg-query -W -f='${Status}' lava-dispatcher 2>/dev/null | grep -q 'install ok installed' &&
-		{ [ "$(id -u)" -eq 0 ] || sudo -n true 2>/dev/null; }
+	lava_installed && { [ "$(id -u)" -eq 0 ] || sudo -n true 2>/dev/null; }
 }

@@ -13,7 +13,7 @@
 #                          saying why
 . "$(dirname "$0")/../lib.sh"
 
-KSERIES_VM_LAVA=${KSERIES_LAVA_RUNS:-0} bash "$KSERIES_REPO/scripts/vm/run.sh" || exit
+bash "$KSERIES_REPO/scripts/vm/run.sh" || exit
 
 # The verdicts on run_kselftest.sh's output, on outputs of each kind a
 # broken program gives: the VM judges them as the LAVA job does.

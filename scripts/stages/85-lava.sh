@@ -48,7 +48,7 @@ work=$(scratch_dir lava) || die "no scratch directory"
 # else can have it), each by its id, and the directories.
 lava_tmp=/var/lib/lava/dispatcher/tmp/kseries-$$-
 sudo=
-cleanup() {
+kill_lava_leftovers() {
 	local pids pid
 	pids=$(pgrep -f -- "$lava_tmp" 2>/dev/null)
 	for pid in $pids; do
@@ -58,13 +58,15 @@ cleanup() {
 	done
 	# shellcheck disable=SC2086
 	$sudo rm -rf "$lava_tmp"* 2>/dev/null
+}
+cleanup() {
+	kill_lava_leftovers
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
 # --- setup: the dispatcher, LAVA's schemas, the device-type templates
-if ! dpkg-query -W -f='${Status}' lava-dispatcher 2>/dev/null | grep -q 'install ok installed' ||
-	[ ! -f "$SCHEMA" ]; then
+if ! lava_installed || [ ! -f "$SCHEMA" ]; then
 	result FAIL lava:setup "lava-dispatcher/lava-common are not installed (scripts/deps.sh)"
 	exit 1
 fi
@@ -184,13 +186,13 @@ hold_build_lock
 # When this shell dies without its EXIT trap (test.sh SIGKILLed: the
 # stage gets the death signal), lava-run under sudo (which drops the death
 # signal) and the QEMU it started would run on: a guard of their own,
-# detached and without our files, waits for this shell and then does what
-# cleanup does.
-# shellcheck disable=SC2016,SC2086
-setsid bash -c 'for f in /proc/$BASHPID/fd/*; do n=${f##*/}; [ "$n" -le 2 ] || eval "exec $n>&-"; done
+# detached and without our files, waits for this shell and then runs
+# kill_lava_leftovers.
+# shellcheck disable=SC2016
+setsid bash -c "$(declare -f kill_lava_leftovers)"'
+	for f in /proc/$BASHPID/fd/*; do n=${f##*/}; [ "$n" -le 2 ] || eval "exec $n>&-"; done
 	while kill -0 "$1" 2>/dev/null; do sleep 2; done
-	for p in $(pgrep -f -- "$2"); do [ "$p" = $$ ] || $3 kill -KILL "$p"; done
-	$3 rm -rf "$2"*' lava-guard "$$" "$lava_tmp" "$sudo" </dev/null >/dev/null 2>&1 &
+	lava_tmp=$2 sudo=$3 kill_lava_leftovers' lava-guard "$$" "$lava_tmp" "$sudo" </dev/null >/dev/null 2>&1 &
 # shellcheck disable=SC2086
 bounded $((job_s + 60)) $sudo lava-run --job-id 1 --device "$out/device.yaml" --dispatcher "$out/dispatcher.yaml" \
 	--output-dir "$out/output" "$out/job.yaml" >"$out/lava.log" 2>&1

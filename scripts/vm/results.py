@@ -136,8 +136,8 @@ def runner_programs(lines):
 
 def program_verdict(tap, result, cases):
     """A program of the runner judged as the LAVA job judges it
-    (labs/lava/testdefs/kfd-kselftest.sh, scripts/lava/results.py), from
-    its TAP, the runner's result and its parsed cases: (STATUS, DETAIL)."""
+    (labs/lava/testdefs/kfd-kselftest.sh, then exited0_verdict), from its
+    TAP, the runner's result and its parsed cases: (STATUS, DETAIL)."""
     plan = next((m for m in map(re.compile(r'^1\.\.(\d+)').match, tap) if m), None)
     skipall = re.match(r'^1\.\.0\s*#\s*SKIP\s*(.*)$', plan.string if plan else '', re.I)
     reason = skipall[1].strip() if skipall else ''
@@ -155,16 +155,27 @@ def program_verdict(tap, result, cases):
         return ('SKIP', reason) if reason else ('FAIL', 'skipped as a whole without a reason')
     if seen != int(plan[1]):
         return 'FAIL', f'exited 0 after {seen} of its {plan[1]} planned results'
+    return exited0_verdict(cases)
+
+
+def exited0_verdict(cases):
+    """A kselftest program that exited 0, judged by its cases, (STATUS,
+    NAME, REASON) each: kselftest's harness exits 0 when every case skips,
+    so the exit is only worth a passing case.  The VM and the LAVA job
+    (scripts/lava/results.py) judge by this one rule."""
     if not cases:
         return 'FAIL', 'passed without reporting a single test case'
-    if any(c[0] == 'FAIL' for c in cases):
-        return 'FAIL', 'exited 0, but a case failed'
-    if not any(c[0] == 'PASS' for c in cases):
-        # kselftest's harness exits 0 when every case skips.
-        if any(not c[2] for c in cases):
-            return 'FAIL', 'no case passed, and a case skipped without a reason'
-        return 'SKIP', '; '.join(sorted({c[2] for c in cases}))
-    return 'PASS', ''
+    failed = [n for s, n, _ in cases if s == 'FAIL']
+    if failed:
+        return 'FAIL', f'exited 0, but a case failed: {", ".join(failed)}'
+    passed = sum(s == 'PASS' for s, _, _ in cases)
+    if passed:
+        return 'PASS', f'{passed} of {len(cases)} cases passed'
+    if all(r for _, _, r in cases):
+        return 'SKIP', (f'exited 0, but all its {len(cases)} cases skipped: '
+                        f'{"; ".join(sorted({r for _, _, r in cases}))}')
+    return 'FAIL', 'exited 0 without a passing case: ' + ', '.join(
+        f'{n} skipped without a reason' for _, n, r in cases if not r)
 
 
 def tap_chunks(lines):

@@ -22,7 +22,7 @@
 #                                      DIR does not run TEST (-T TEST); each
 #                                      is reported as a SKIP with REASON
 #   lava NAME                          step NAME is the local LAVA job's too:
-#                                      left out when KSERIES_VM_LAVA=1 (the
+#                                      left out when KSERIES_LAVA_RUNS=1 (the
 #                                      lava stage runs it), so that each
 #                                      test runs once
 # TIMEOUT is in seconds, or "settings": the timeout= of DIR's settings
@@ -86,7 +86,7 @@ resolve_plan() {
 	local kind name t dir rest lava
 	lava=$(plan_lines | awk '$1 == "lava" { print $2 }')
 	plan_lines | while read -r kind name t rest; do
-		if [ "${KSERIES_VM_LAVA:-0}" = 1 ] && [ "$kind" != lava ] && grep -qxF "$name" <<<"$lava"; then
+		if [ "${KSERIES_LAVA_RUNS:-0}" = 1 ] && [ "$kind" != lava ] && grep -qxF "$name" <<<"$lava"; then
 			printf 'vm: step %s %s left out: the lava stage runs it\n' "$kind" "$name" >&2
 			continue
 		fi
